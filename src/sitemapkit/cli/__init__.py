@@ -1,0 +1,129 @@
+"""The ``sitemapkit`` command: one module per subcommand, loaded on demand.
+
+Commands are looked up lazily so ``sitemapkit --help`` stays fast and one
+command's heavy imports (aiohttp, lxml, Playwright) never slow another.
+:func:`main` turns the package's exceptions into one stderr line and an
+:class:`ExitStatus`; ``--traceback`` shows the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from typing import Any
+
+import click
+
+from sitemapkit.cli.status import ExitStatus
+from sitemapkit.errors import SitemapkitError
+
+#: name -> (module, attribute, one-line help)
+_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "build": (
+        "sitemapkit.cli.build",
+        "build",
+        "Write a sitemap set from a URL list, CSV or JSON Lines.",
+    ),
+    "validate": (
+        "sitemapkit.cli.validate",
+        "validate",
+        "Check sitemaps against every rule of the rule book.",
+    ),
+    "urls": (
+        "sitemapkit.cli.urls",
+        "urls",
+        "Read any sitemap (or a site's sitemaps) and print its URLs.",
+    ),
+    "crawl": (
+        "sitemapkit.cli.crawl",
+        "crawl",
+        "Crawl a website politely and write its sitemap set.",
+    ),
+    "inventory": (
+        "sitemapkit.cli.inventory",
+        "inventory",
+        "Export every URL a crawl saw, with its fate.",
+    ),
+    "visualize": (
+        "sitemapkit.cli.visualize",
+        "visualize",
+        "Draw an interactive visual sitemap as one HTML file.",
+    ),
+    "demo": (
+        "sitemapkit.cli.demo",
+        "demo",
+        "Serve the bundled demo site, crawl it, write its sitemap and map.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a command's module only when that command runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in _COMMANDS if self._available(name)]
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        module = _COMMANDS[name][0]
+        return importlib.util.find_spec(module) is not None
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _COMMANDS.get(cmd_name)
+        if entry is None or not self._available(cmd_name):
+            return None
+        module = importlib.import_module(entry[0])
+        command = getattr(module, entry[1])
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{entry[0]}.{entry[1]} is not a click command")
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sitemapkit")
+@click.option("--traceback", is_flag=True, help="Show the full traceback on errors.")
+@click.pass_context
+def cli(ctx: click.Context, traceback: bool) -> None:
+    """Crawl sites, write standards-perfect sitemaps, validate any sitemap, draw visual maps."""
+    ctx.ensure_object(dict)
+    ctx.obj["traceback"] = traceback
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI and return an exit status (never raises for expected errors)."""
+    args = sys.argv[1:] if argv is None else argv
+    show_tb = "--traceback" in args
+    try:
+        result: Any = cli.main(args=args, prog_name="sitemapkit", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("sitemapkit: interrupted", err=True)
+        return ExitStatus.INTERRUPTED
+    except KeyboardInterrupt:
+        click.echo("sitemapkit: interrupted", err=True)
+        return ExitStatus.INTERRUPTED
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return ExitStatus.USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except SitemapkitError as exc:
+        if show_tb:
+            raise
+        click.echo(f"sitemapkit: error: {exc}", err=True)
+        return ExitStatus.ERROR
+    except BrokenPipeError:
+        return ExitStatus.OK
+    if isinstance(result, int):
+        return result
+    return ExitStatus.OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

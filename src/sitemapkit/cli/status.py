@@ -1,0 +1,14 @@
+"""Exit codes shared by every command (httpie's ExitStatus manners)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0
+    #: findings with errors, bad input lines, or the start URL failed
+    ERROR = 1
+    #: a usage error or an input that cannot be read at all
+    USAGE = 2
+    INTERRUPTED = 130

@@ -1,0 +1,1 @@
+"""The polite, trap-proof, resumable crawler."""

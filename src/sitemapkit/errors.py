@@ -1,0 +1,84 @@
+"""One exception tree for the whole package.
+
+Bad *caller* input raises; bad *remote* data (a broken sitemap on someone's
+website) becomes a :class:`~sitemapkit.model.Finding` instead.  Every message
+names the value, the file or URL, and the rule or limit that was hit, so the
+CLI can print it as one line.
+
+::
+
+    SitemapkitError
+    ├── InputError            a value the caller gave is not acceptable
+    │   └── EntryError        one sitemap entry is invalid (carries source:line)
+    ├── LimitError            a protocol or safety limit would be crossed
+    ├── PublishError          the output set could not be written or renamed
+    ├── FetchError            a URL could not be fetched (network, status, size)
+    └── StoreError            the crawl store is unusable (schema, lock, corrupt)
+"""
+
+from __future__ import annotations
+
+
+class SitemapkitError(Exception):
+    """Base of every error sitemapkit raises on purpose."""
+
+
+class InputError(SitemapkitError, ValueError):
+    """A value given by the caller breaks a rule; ``rule`` is a RULES.md code when one fits."""
+
+    def __init__(self, message: str, *, rule: str | None = None, value: object = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.value = value
+
+
+class EntryError(InputError):
+    """One input entry is invalid; ``location()`` renders ``FILE:LINE`` for the CLI."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        rule: str | None = None,
+        value: object = None,
+    ) -> None:
+        super().__init__(message, rule=rule, value=value)
+        self.source = source
+        self.line = line
+
+    def location(self) -> str:
+        if self.source is None:
+            return ""
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+    def __str__(self) -> str:
+        loc = self.location()
+        msg = super().__str__()
+        return f"{loc}: {msg}" if loc else msg
+
+
+class LimitError(SitemapkitError):
+    """A limit (protocol or safety) would be crossed; ``limit`` names it."""
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+class PublishError(SitemapkitError, OSError):
+    """Writing or renaming the output set failed; nothing half-written is left in place."""
+
+
+class FetchError(SitemapkitError):
+    """A URL could not be fetched; ``url`` and ``reason`` say which and why."""
+
+    def __init__(self, message: str, *, url: str, reason: str) -> None:
+        super().__init__(message)
+        self.url = url
+        self.reason = reason
+
+
+class StoreError(SitemapkitError):
+    """The crawl store cannot be used as asked."""

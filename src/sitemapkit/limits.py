@@ -1,0 +1,56 @@
+"""Protocol constants, each with its source, and the safety caps we add.
+
+Keeping them in one module means a test can pin them and every part of the
+package (writer, reader, validator, crawler) agrees on the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: sitemaps.org protocol 0.9 — the sitemap namespace; the https form is wrong.
+SITEMAP_NS: Final = "http://www.sitemaps.org/schemas/sitemap/0.9"
+IMAGE_NS: Final = "http://www.google.com/schemas/sitemap-image/1.1"
+VIDEO_NS: Final = "http://www.google.com/schemas/sitemap-video/1.1"
+NEWS_NS: Final = "http://www.google.com/schemas/sitemap-news/0.9"
+XHTML_NS: Final = "http://www.w3.org/1999/xhtml"
+MOBILE_NS: Final = "http://www.google.com/schemas/sitemap-mobile/1.0"
+
+#: [SM] at most 50,000 entries per urlset or sitemapindex.
+MAX_ENTRIES_PER_FILE: Final = 50_000
+#: [SM] at most 50 MiB uncompressed, counting the whole file (declaration and wrapper tags).
+MAX_BYTES_PER_FILE: Final = 52_428_800
+#: The old 10 MB limit some engines still apply.
+LEGACY_MAX_BYTES_PER_FILE: Final = 10_485_760
+#: [SM] a loc must be *fewer than* 2,048 characters.
+MAX_LOC_LENGTH: Final = 2_048
+#: [GNEWS] at most 1,000 news:news entries per file.
+MAX_NEWS_PER_FILE: Final = 1_000
+#: [GIMG] at most 1,000 images per url.
+MAX_IMAGES_PER_URL: Final = 1_000
+#: [GI] an index lists at most 50,000 sitemaps (and indexes never nest).
+MAX_SITEMAPS_PER_INDEX: Final = 50_000
+
+#: [GVID] video limits.
+MAX_VIDEO_TITLE: Final = 100
+MAX_VIDEO_DESCRIPTION: Final = 2_048
+MIN_VIDEO_DURATION: Final = 1
+MAX_VIDEO_DURATION: Final = 28_800
+MAX_VIDEO_TAGS: Final = 32
+MAX_VIDEO_UPLOADER: Final = 255
+
+CHANGEFREQ_VALUES: Final = frozenset(
+    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+)
+
+# --- Safety caps (ours): hostile input is expected. ---------------------------
+#: Bytes we accept downloading for one sitemap or page body.
+MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024
+#: Bytes we accept after decompressing one gzip member (a gzip bomb stops here).
+MAX_DECOMPRESSED_BYTES: Final = 200 * 1024 * 1024
+#: Depth of index -> sitemap following before we stop.
+MAX_INDEX_DEPTH: Final = 5
+#: Number of sitemaps followed from one source.
+MAX_SITEMAPS_FOLLOWED: Final = 60_000
+#: Redirects followed for one URL before it is a loop or chain.
+MAX_REDIRECTS: Final = 10

@@ -1,0 +1,1 @@
+"""Crawl state stores (SQLite by default)."""

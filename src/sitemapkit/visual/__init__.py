@@ -1,0 +1,1 @@
+"""The interactive visual sitemap: tree model and self-contained HTML page."""
