@@ -670,7 +670,11 @@ class Validator:
                 f"{size:,} bytes uncompressed, over the old "
                 f"{limits.LEGACY_MAX_BYTES_PER_FILE:,} limit some engines keep",
             )
-        if kind == "urlset" and st.entries == 0 and f.root_name is not None:
+        if doc.stopped:
+            self.report.skipped[f"rules after the stop in {doc.source}"] = (
+                "reading stopped early (see the finding above)"
+            )
+        if kind == "urlset" and st.entries == 0 and f.root_name is not None and not doc.stopped:
             self._emit_at(doc, "urlset-empty", "urlset has no <url>", f.root_line, f.root_col)
         if st.hints and st.hint_node is not None:
             n = st.hint_node
