@@ -288,19 +288,19 @@ class Walker:
         try:
             async for raw in self._chunks(doc):
                 got_bytes = True
-                data = decoder.feed(raw)
-                if parser is None:
-                    head += data
-                    parser = self._choose(doc, head, final=False)
+                for data in decoder.feed(raw):
                     if parser is None:
-                        continue
-                    data, head = head, b""
-                    doc.gzip = bool(decoder.gzip)
-                parser.feed(data)
-                if parser.out:
-                    nodes, parser.out = parser.out, []
-                    self._collect_children(doc, nodes)
-                    yield Event("nodes", doc, nodes)
+                        head += data
+                        parser = self._choose(doc, head, final=False)
+                        if parser is None:
+                            continue
+                        data, head = head, b""  # noqa: PLW2901 - the head replaces it
+                        doc.gzip = bool(decoder.gzip)
+                    parser.feed(data)
+                    if parser.out:
+                        nodes, parser.out = parser.out, []
+                        self._collect_children(doc, nodes)
+                        yield Event("nodes", doc, nodes)
             data = decoder.finish()
             if parser is None:
                 head += data
