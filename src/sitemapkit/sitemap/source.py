@@ -87,6 +87,9 @@ class Decoder:
             if self.gzip:
                 self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
         if not self.gzip:
+            room = self.max - self.out_bytes
+            if len(data) > room > 0:
+                yield self._count(data[:room])  # what fits is still read
             yield self._count(data)
             return
         yield from self._inflate(data)
