@@ -64,8 +64,9 @@ def test_validate_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_validate_sarif_structure(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "validate", "--format", "sarif",
-                       str(FIX / "bad" / "hreflang-no-self.xml"))
+    code, out, _ = run(
+        capsys, "validate", "--format", "sarif", str(FIX / "bad" / "hreflang-no-self.xml")
+    )
     log = json.loads(out)
     assert code == 1
     assert log["version"] == "2.1.0"
@@ -93,9 +94,17 @@ def test_validate_sitemap_url_and_output_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out_file = tmp_path / "report.json"
-    code, out, _ = run(capsys, "validate", "--sitemap-url", "https://example.com/blog/s.xml",
-                       "--format", "json", "-o", str(out_file),
-                       str(FIX / "bad" / "loc-outside-directory.xml"))
+    code, out, _ = run(
+        capsys,
+        "validate",
+        "--sitemap-url",
+        "https://example.com/blog/s.xml",
+        "--format",
+        "json",
+        "-o",
+        str(out_file),
+        str(FIX / "bad" / "loc-outside-directory.xml"),
+    )
     assert code == 1
     assert out == ""
     data = json.loads(out_file.read_text())
@@ -107,8 +116,9 @@ def test_validate_schema_option(capsys: pytest.CaptureFixture[str], xsd_dir: Pat
     code, out, _ = run(capsys, "validate", "--schema", str(xsd_dir), GOOD)
     assert code == 0
     assert "not checked: xsd" not in out
-    code, out, _ = run(capsys, "validate", "--schema", str(xsd_dir),
-                       str(FIX / "bad" / "urlset-empty.xml"))
+    code, out, _ = run(
+        capsys, "validate", "--schema", str(xsd_dir), str(FIX / "bad" / "urlset-empty.xml")
+    )
     assert code == 1
     assert "error xsd-invalid" in out
     assert run(capsys, "validate", "--schema", "/no/such/dir", GOOD)[0] == 2
@@ -117,7 +127,9 @@ def test_validate_schema_option(capsys: pytest.CaptureFixture[str], xsd_dir: Pat
 def test_validate_stdin() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "sitemapkit", "validate", "--now", "2024-06-01", "-"],
-        input=Path(BAD).read_bytes(), capture_output=True, check=False,
+        input=Path(BAD).read_bytes(),
+        capture_output=True,
+        check=False,
     )
     assert proc.returncode == 1
     assert b'-:4:38: error lastmod-invalid: "2024-13-01"' in proc.stdout
@@ -126,12 +138,18 @@ def test_validate_stdin() -> None:
 def test_urls_formats(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "urls", GOOD)
     assert code == 0
-    assert out.splitlines() == ["https://example.com/a", "https://example.com/b",
-                                "https://example.com/c"]
+    assert out.splitlines() == [
+        "https://example.com/a",
+        "https://example.com/b",
+        "https://example.com/c",
+    ]
     _, out, _ = run(capsys, "urls", "--format", "jsonl", str(FIX / "good" / "index.xml"))
     rows = [json.loads(line) for line in out.splitlines()]
-    assert rows[0] == {"loc": "https://example.com/a", "lastmod": "2024-05-01",
-                       "sitemap": str(FIX / "good" / "urlset.xml")}
+    assert rows[0] == {
+        "loc": "https://example.com/a",
+        "lastmod": "2024-05-01",
+        "sitemap": str(FIX / "good" / "urlset.xml"),
+    }
     assert rows[3]["images"] == ["https://example.com/i.jpg"]
     _, out, _ = run(capsys, "urls", "--format", "csv", str(FIX / "good" / "hreflang.xml"))
     table = list(csv.DictReader(io.StringIO(out)))

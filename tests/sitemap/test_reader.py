@@ -41,10 +41,12 @@ def test_reads_every_extension_verbatim() -> None:
     (video,) = [e for e in iter_entries(str(FIX / "good" / "video.xml")) if e.videos]
     v = video.videos[0]
     assert (v.title, v.duration, v.rating, v.family_friendly) == ("T", 60, 4.5, True)
-    assert v.restriction is not None and v.restriction.countries == ("GB", "US")
+    assert v.restriction is not None
+    assert v.restriction.countries == ("GB", "US")
     assert v.uploader_info == "https://example.com/u"
     news = [e.news for e in iter_entries(str(FIX / "good" / "news.xml"))]
-    assert news[0] is not None and news[0].publication_language == "zh-cn"
+    assert news[0] is not None
+    assert news[0].publication_language == "zh-cn"
     alts = next(iter(iter_entries(str(FIX / "good" / "hreflang.xml")))).alternates
     assert [a.hreflang for a in alts] == ["en-GB", "de", "zh-Hant-TW", "x-default"]
     imgs = next(iter(iter_entries(str(FIX / "good" / "image.xml")))).images
@@ -59,7 +61,9 @@ def test_bad_dates_are_kept_as_text() -> None:
 def test_sourced_entries_carry_file_and_line() -> None:
     items = list(iter_sourced(str(FIX / "good" / "urlset.xml")))
     assert [(i.line, i.sitemap.endswith("urlset.xml")) for i in items] == [
-        (3, True), (4, True), (5, True),
+        (3, True),
+        (4, True),
+        (5, True),
     ]
 
 
@@ -67,18 +71,27 @@ def test_sourced_entries_carry_file_and_line() -> None:
     ("text", "note"),
     [
         (urlset("https://e.com/a", ns=""), "tolerated-namespace"),
-        (urlset("https://e.com/a", ns='xmlns="https://www.sitemaps.org/schemas/sitemap/0.9"'),
-         "tolerated-namespace"),
-        (urlset("https://e.com/a", ns='xmlns="http://www.google.com/schemas/sitemap/0.84"'),
-         "tolerated-namespace"),
+        (
+            urlset("https://e.com/a", ns='xmlns="https://www.sitemaps.org/schemas/sitemap/0.9"'),
+            "tolerated-namespace",
+        ),
+        (
+            urlset("https://e.com/a", ns='xmlns="http://www.google.com/schemas/sitemap/0.84"'),
+            "tolerated-namespace",
+        ),
         ("\ufeff" + urlset("https://e.com/a"), "tolerated-bom"),
         ("\n  \n" + urlset("https://e.com/a"), "tolerated-leading-content"),
         ("PHP Warning: x in y\n" + urlset("https://e.com/a"), "tolerated-leading-content"),
         ("https://e.com/a\n", "tolerated-text"),
-        ('<rss version="2.0"><channel><item><link>https://e.com/a</link></item></channel></rss>',
-         "tolerated-feed"),
-        ('<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="alternate" '
-         'href="https://e.com/a"/></entry></feed>', "tolerated-feed"),
+        (
+            '<rss version="2.0"><channel><item><link>https://e.com/a</link></item></channel></rss>',
+            "tolerated-feed",
+        ),
+        (
+            '<feed xmlns="http://www.w3.org/2005/Atom"><entry><link rel="alternate" '
+            'href="https://e.com/a"/></entry></feed>',
+            "tolerated-feed",
+        ),
     ],
 )
 def test_tolerances_are_read_and_noted(tmp_path: Path, text: str, note: str) -> None:
@@ -93,7 +106,10 @@ def test_gzip_by_magic_whatever_the_name(tmp_path: Path) -> None:
     path = tmp_path / "sitemap.xml"  # no .gz in the name
     path.write_bytes(gzip.compress(urlset("https://e.com/a", "https://e.com/b").encode()))
     log: list[Finding] = []
-    assert [e.loc for e in iter_entries(str(path), log=log)] == ["https://e.com/a", "https://e.com/b"]
+    assert [e.loc for e in iter_entries(str(path), log=log)] == [
+        "https://e.com/a",
+        "https://e.com/b",
+    ]
     assert "tolerated-gzip" in [f.code for f in log]
 
 
@@ -106,8 +122,13 @@ def test_multi_member_gzip(tmp_path: Path) -> None:
 
 def test_local_index_reads_sibling_files() -> None:
     locs = [e.loc for e in iter_entries(str(FIX / "good" / "index.xml"))]
-    assert locs == ["https://example.com/a", "https://example.com/b", "https://example.com/c",
-                    "https://example.com/img-a", "https://example.com/img-b"]
+    assert locs == [
+        "https://example.com/a",
+        "https://example.com/b",
+        "https://example.com/c",
+        "https://example.com/img-a",
+        "https://example.com/img-b",
+    ]
 
 
 def test_limits_are_keyword_caps(tmp_path: Path) -> None:
@@ -139,7 +160,8 @@ def test_home_url_falls_back_to_well_known_paths(site: SiteServer) -> None:
     site.body("/sitemap_index.xml", index(site.url("/part.xml")))
     site.body("/part.xml", urlset(site.url("/p")))
     assert [e.loc for e in iter_entries(site.url("/"))] == [site.url("/p")]
-    assert "/robots.txt" in site.hits and "/sitemap.xml" in site.hits
+    assert "/robots.txt" in site.hits
+    assert "/sitemap.xml" in site.hits
 
 
 def test_robots_url_source(site: SiteServer) -> None:
@@ -153,8 +175,9 @@ def test_robots_url_source(site: SiteServer) -> None:
 @pytest.mark.parametrize("encoding_header", [True, False])
 def test_gzip_with_and_without_content_encoding(site: SiteServer, encoding_header: bool) -> None:
     data = gzip.compress(urlset(site.url("/a")).encode())
-    headers = {"Content-Encoding": "gzip"} if encoding_header else {
-        "Content-Type": "application/x-gzip"}
+    headers = (
+        {"Content-Encoding": "gzip"} if encoding_header else {"Content-Type": "application/x-gzip"}
+    )
     site.body("/sitemap.xml.gz", data, headers=headers)
     assert [e.loc for e in iter_entries(site.url("/sitemap.xml.gz"))] == [site.url("/a")]
 
@@ -199,10 +222,14 @@ async def test_async_api_uses_the_given_session(site: SiteServer) -> None:
 
 
 async def test_validate_over_http_with_scope(site: SiteServer) -> None:
-    site.body("/blog/sitemap.xml", urlset(site.url("/blog/a"), site.url("/shop/b"),
-                                          "https://other.example/c"))
+    site.body(
+        "/blog/sitemap.xml",
+        urlset(site.url("/blog/a"), site.url("/shop/b"), "https://other.example/c"),
+    )
     async with aiohttp.ClientSession() as session:
         rep = await avalidate([site.url("/blog/sitemap.xml")], session=session)
     assert [(f.code, f.line) for f in rep.findings] == [
-        ("loc-outside-directory", 4), ("loc-other-host", 5)]
+        ("loc-outside-directory", 4),
+        ("loc-other-host", 5),
+    ]
     assert "loc-other-host, loc-outside-directory" not in rep.skipped

@@ -115,7 +115,6 @@ class XmlStreamParser:
         self._line_offset = 0
         self._depth = 0
         self._entry_name: str | None = None
-        self._entry_depth = 0  # depth of the entry element, 0 when outside entries
         self._stack: list[Node] = []
         self._names: dict[str, tuple[str, str]] = {}
         p = expat.ParserCreate(namespace_separator=_SEP)
@@ -128,8 +127,6 @@ class XmlStreamParser:
         p.XmlDeclHandler = self._xmldecl
         p.StartNamespaceDeclHandler = self._nsdecl
         p.StartElementHandler = self._start_root
-        p.EndElementHandler = self._end
-        p.CharacterDataHandler = self._chars
         self._p = p
 
     # --- feeding -------------------------------------------------------------------
@@ -247,61 +244,82 @@ class XmlStreamParser:
                 facts.root_col,
             )
         self._entry_name = ENTRY_NAMES[name]
-        self._p.StartElementHandler = self._start
+        self._outside()
 
-    def _start(self, tag: str, attrs: dict[str, str]) -> None:
-        self._depth += 1
-        depth = self._depth
+    # Two handler sets, swapped per entry: outside entries only depth is kept; inside,
+    # nodes are built.  Swapping costs less than testing the state on every callback.
+    def _outside(self) -> None:
+        p = self._p
+        p.StartElementHandler = self._start_out
+        p.EndElementHandler = self._end_out
+        p.CharacterDataHandler = None
+
+    def _start_out(self, tag: str, attrs: dict[str, str]) -> None:
+        depth = self._depth = self._depth + 1
         if depth > MAX_XML_DEPTH:
-            line, col = self._pos()
-            raise ParseProblem(
-                "limit-xml-depth",
-                f"elements nested deeper than {MAX_XML_DEPTH} levels (limit max-xml-depth)",
-                line,
-                col,
-            )
-        stack = self._stack
-        if stack:
-            ns, name = self._split(tag)
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        entry = self._entry_name
+        if (entry is None and depth == 2) or got[1] == entry:
             p = self._p
             node = Node(
-                ns, name, attrs, p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
+                got[0],
+                got[1],
+                attrs,
+                p.CurrentLineNumber + self._line_offset,
+                p.CurrentColumnNumber + 1,
             )
-            stack[-1].children.append(node)
-            stack.append(node)
-            return
-        ns, name = self._split(tag)
-        if self._entry_name is None:
-            if depth != 2:  # pragma: no cover - entries are every child of the root
-                return
-        elif name != self._entry_name:
-            return
-        p = self._p
-        node = Node(
-            ns, name, attrs, p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
-        )
-        stack.append(node)
-        self._entry_depth = depth
+            self._stack = [node]
+            p.StartElementHandler = self._start_in
+            p.EndElementHandler = self._end_in
+            p.CharacterDataHandler = self._chars
 
-    def _end(self, tag: str) -> None:
-        stack = self._stack
-        if stack:
-            node = stack.pop()
-            if not stack:
-                self.out.append(node)
-                self.facts.entries += 1
-                self._entry_depth = 0
+    def _end_out(self, tag: str) -> None:
         self._depth -= 1
 
-    def _chars(self, data: str) -> None:
+    def _too_deep(self) -> None:
+        line, col = self._pos()
+        raise ParseProblem(
+            "limit-xml-depth",
+            f"elements nested deeper than {MAX_XML_DEPTH} levels (limit max-xml-depth)",
+            line,
+            col,
+        )
+
+    def _start_in(self, tag: str, attrs: dict[str, str]) -> None:
         stack = self._stack
-        if stack:
-            node = stack[-1]
+        if len(stack) + self._depth > MAX_XML_DEPTH:
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        p = self._p
+        node = Node(
+            got[0],
+            got[1],
+            attrs,
+            p.CurrentLineNumber + self._line_offset,
+            p.CurrentColumnNumber + 1,
+        )
+        stack[-1].children.append(node)
+        stack.append(node)
+
+    def _end_in(self, tag: str) -> None:
+        stack = self._stack
+        node = stack.pop()
+        if not stack:
+            self.out.append(node)
+            self.facts.entries += 1
+            self._depth -= 1
+            self._outside()
+
+    def _chars(self, data: str) -> None:
+        node = self._stack[-1]
+        if node.text:
             if node.truncated:
                 return
-            text = node.text + data if node.text else data
-            if len(text) > MAX_TEXT_CHARS:
-                text = text[:MAX_TEXT_CHARS]
+            data = node.text + data
+        if len(data) > MAX_TEXT_CHARS:
+            data = data[:MAX_TEXT_CHARS]
+            if not node.truncated:
                 node.truncated = True
                 self.facts.truncated_texts += 1
-            node.text = text
+        node.text = data

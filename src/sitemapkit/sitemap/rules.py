@@ -38,7 +38,7 @@ from sitemapkit.sitemap.rules_ext import (
 )
 from sitemapkit.sitemap.source import Limits
 from sitemapkit.sitemap.walk import Doc, Event, Walker, is_unreadable
-from sitemapkit.urls import Scope, is_escaped_uri
+from sitemapkit.urls import Scope
 
 if TYPE_CHECKING:
     import aiohttp
@@ -55,6 +55,16 @@ UNIFORM_TRACK: Final = 1_000
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
 MAX_HREFLANG_PAGES: Final = 200_000
 _ABS = re.compile(r"https?://[^/?#\s]+")
+#: RFC 3986 characters only (what urls.is_escaped_uri accepts), as one C-speed match.
+_ESCAPED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#\[\]]*")
+_BAD_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def _is_escaped(loc: str) -> bool:
+    """Same answer as :func:`sitemapkit.urls.is_escaped_uri`, at regex speed."""
+    return _ESCAPED.fullmatch(loc) is not None and not ("%" in loc and _BAD_PCT.search(loc))
+
+
 _PRIORITY = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
 _FUTURE_SLACK: Final = timedelta(days=1)
 
@@ -144,6 +154,8 @@ class _DocState:
     no_default: int = 0
     no_default_node: Node | None = None
     scope: Scope | None = None
+    #: origin + directory: a loc starting with it is in scope without parsing it
+    prefix: str = "\x00"
 
 
 class Validator:
@@ -240,6 +252,8 @@ class Validator:
                 st.scope = Scope.of(doc.url)
             except InputError:
                 st.scope = None
+            else:
+                st.prefix = st.scope.origin + st.scope.directory
         if st.scope is None:
             self._scope_unknown = True
         if keep:
@@ -273,7 +287,7 @@ class Validator:
                 "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
             )
             return None
-        if not is_escaped_uri(loc):
+        if not _is_escaped(loc):
             self.emit(
                 "loc-not-escaped",
                 f'"{loc[:200]}" is not fully escaped (space, raw '
@@ -282,7 +296,7 @@ class Validator:
                 loc[:200],
             )
         st = self._st
-        if st.scope is not None:
+        if st.scope is not None and not loc.startswith(st.prefix):
             code = st.scope.check(loc)
             if code is not None:
                 where = (
@@ -576,7 +590,7 @@ class Validator:
                 "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
             )
             return
-        if not is_escaped_uri(loc):
+        if not _is_escaped(loc):
             self.emit("loc-not-escaped", f'"{loc[:200]}" is not fully escaped', node, loc)
         st = self._st
         if st.scope is not None:

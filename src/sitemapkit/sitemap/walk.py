@@ -237,11 +237,19 @@ class Walker:
         urls, findings = parse_robots_sitemaps(text, base)
         rdoc = Doc(source=path, url=None, path=path, kind="robots")
         for f in findings:
-            yield Event("finding", rdoc, finding=Finding(f.code, f.severity, f.message, path,
-                                                         f.line, f.column, f.url))
+            yield Event(
+                "finding",
+                rdoc,
+                finding=Finding(f.code, f.severity, f.message, path, f.line, f.column, f.url),
+            )
         if not findings and not urls:
-            yield Event("unreadable", rdoc, finding=_finding(
-                rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"))
+            yield Event(
+                "unreadable",
+                rdoc,
+                finding=_finding(
+                    rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"
+                ),
+            )
         for url in urls if self.sitemap_url or not findings else []:
             doc = Doc(source=url, url=url)
             self.tops.append(doc)
@@ -294,7 +302,7 @@ class Walker:
                         parser = self._choose(doc, head, final=False)
                         if parser is None:
                             continue
-                        data, head = head, b""  # noqa: PLW2901 - the head replaces it
+                        data, head = head, b""
                         doc.gzip = bool(decoder.gzip)
                     parser.feed(data)
                     if parser.out:
