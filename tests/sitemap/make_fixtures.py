@@ -202,7 +202,9 @@ bad = {
 for name, text in bad.items():
     (root / "bad" / name).write_text(text, encoding="utf-8")
 # binary / special
-(root / "bad" / "gzip-invalid.xml.gz").write_bytes(gzip.compress(us(U(A + "a")).encode(), mtime=0)[:-20])
+(root / "bad" / "gzip-invalid.xml.gz").write_bytes(
+    gzip.compress(us(U(A + "a")).encode(), mtime=0)[:-20]
+)
 zbuf = io.BytesIO()
 with zipfile.ZipFile(zbuf, "w") as z:
     z.writestr(zipfile.ZipInfo("sitemap.xml", (2024, 1, 1, 0, 0, 0)), us(U(A + "a")))
