@@ -174,3 +174,33 @@ def test_urls_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "urls", "http://127.0.0.1:9/sitemap.xml")
     assert code == 2
     assert "fetch-failed" in err
+
+
+def test_validate_schema_streams_large_files(
+    capsys: pytest.CaptureFixture[str], xsd_dir: Path, tmp_path: Path
+) -> None:
+    body = "".join(
+        f"<url><loc>https://example.com/{i}/{'p' * 100}</loc></url>\n" for i in range(45_000)
+    )
+    path = tmp_path / "big.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset '
+        'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + body
+        + "<url><loc>https://example.com/x</loc><priority>high</priority></url>\n"
+        "</urlset>\n"
+    )
+    assert path.stat().st_size > 5 * 1024 * 1024
+    code, out, _ = run(capsys, "validate", "--schema", str(xsd_dir), str(path))
+    assert code == 1
+    assert "error xsd-invalid: schema: Element" in out
+    assert "priority-invalid" in out
+
+
+def test_schema_without_lxml_is_a_clear_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, xsd_dir: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "lxml", None)
+    code, _, err = run(capsys, "validate", "--schema", str(xsd_dir), GOOD)
+    assert code == 2
+    assert "pip install 'sitemapkit[xsd]'" in err

@@ -14,7 +14,7 @@ from aiohttp import web
 from reader_http import SiteServer
 
 from sitemapkit.sitemap.rules import validate
-from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.source import ReadLimits
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
@@ -114,7 +114,7 @@ def test_gzip_bomb_stops_at_the_cap(tmp_path: Path) -> None:
     path = tmp_path / "bomb.xml.gz"
     _bomb(path, 64)
     assert path.stat().st_size < 200_000
-    rep = validate([str(path)], limits=Limits(max_decompressed_bytes=8 << 20))
+    rep = validate([str(path)], limits=ReadLimits(max_decompressed_bytes=8 << 20))
     (f,) = [f for f in rep.findings if f.code == "limit-decompressed-bytes"]
     assert "max-decompressed-bytes" in f.message
     assert "8,388,608" in f.message
@@ -165,7 +165,7 @@ def test_http_body_declaring_2gb_is_not_read(site: SiteServer) -> None:
 
 def test_http_body_over_the_download_cap(site: SiteServer) -> None:
     site.body("/big.xml", f"{HEAD}<urlset {NS}>" + " " * 300_000 + "</urlset>")
-    rep = validate([site.url("/big.xml")], limits=Limits(max_download_bytes=100_000))
+    rep = validate([site.url("/big.xml")], limits=ReadLimits(max_download_bytes=100_000))
     assert _codes(rep) == ["limit-download-bytes"]
 
 
@@ -202,7 +202,7 @@ def test_index_depth_cap(site: SiteServer) -> None:
             f"{HEAD}<sitemapindex {NS}>\n<sitemap><loc>"
             f"{site.url(f'/i{i + 1}.xml')}</loc></sitemap>\n</sitemapindex>",
         )
-    rep = validate([site.url("/i0.xml")], limits=Limits(max_index_depth=3))
+    rep = validate([site.url("/i0.xml")], limits=ReadLimits(max_index_depth=3))
     assert "limit-index-depth" in _codes(rep)
     assert "/i5.xml" not in site.hits
 
@@ -214,7 +214,7 @@ def test_sitemaps_followed_cap(site: SiteServer) -> None:
         site.body(
             f"/s{i}.xml", f"{HEAD}<urlset {NS}><url><loc>{site.url(f'/p{i}')}</loc></url></urlset>"
         )
-    rep = validate([site.url("/index.xml")], limits=Limits(max_sitemaps=2))
+    rep = validate([site.url("/index.xml")], limits=ReadLimits(max_sitemaps=2))
     assert _codes(rep).count("limit-sitemaps-followed") == 1
     assert sum(1 for p in site.hits if p.startswith("/s")) == 2
 
@@ -227,6 +227,6 @@ def test_timeout_is_a_named_limit(site: SiteServer) -> None:
         return web.Response(text="late")
 
     site.routes["/slow.xml"] = slow
-    rep = validate([site.url("/slow.xml")], limits=Limits(timeout=0.3))
+    rep = validate([site.url("/slow.xml")], limits=ReadLimits(timeout=0.3))
     assert _codes(rep) == ["limit-timeout"]
     assert rep.unreadable

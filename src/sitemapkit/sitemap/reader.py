@@ -42,14 +42,14 @@ from sitemapkit.model import (
 )
 from sitemapkit.sitemap.discover import discover_sitemaps
 from sitemapkit.sitemap.parse import Node
-from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.source import ReadLimits
 from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Walker
 
 if TYPE_CHECKING:
     import aiohttp
 
 __all__ = [
-    "Limits",
+    "ReadLimits",
     "SourcedEntry",
     "aiter_entries",
     "aiter_sourced",
@@ -295,7 +295,7 @@ async def _abatches(
     sources: list[str],
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits,
+    limits: ReadLimits,
     sitemap_url: str | None,
     log: list[Finding] | None,
     follow: bool = True,
@@ -351,8 +351,8 @@ async def _abatches(
                 log.extend(tolerances(doc))
 
 
-def _limits(limits: Limits | None, caps: dict[str, Any]) -> Limits:
-    lim = limits or Limits()
+def _limits(limits: ReadLimits | None, caps: dict[str, Any]) -> ReadLimits:
+    lim = limits or ReadLimits()
     return replace(lim, **caps) if caps else lim
 
 
@@ -360,7 +360,7 @@ async def aiter_sourced(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -383,7 +383,7 @@ async def aiter_entries(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> AsyncIterator[UrlEntry]:
@@ -404,7 +404,7 @@ async def aiter_entries(
 def iter_sourced(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -436,7 +436,7 @@ def iter_sourced(
 def iter_entries(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> Iterator[UrlEntry]:

@@ -36,7 +36,7 @@ from sitemapkit.sitemap.rules_ext import (
     check_news,
     check_video,
 )
-from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.source import ReadLimits
 from sitemapkit.sitemap.walk import Doc, Event, Walker, is_unreadable
 from sitemapkit.urls import Scope
 
@@ -822,7 +822,7 @@ async def avalidate(
     session: aiohttp.ClientSession | None = None,
     sitemap_url: str | None = None,
     now: datetime | None = None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
 ) -> ValidationReport:
     """Validate each SOURCE (and everything it leads to); see :func:`validate`."""
     report = ValidationReport()
@@ -847,7 +847,7 @@ def validate(
     *,
     sitemap_url: str | None = None,
     now: datetime | None = None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
 ) -> ValidationReport:
     """Check every rule of RULES.md decidable from ``sources`` (files, ``-`` or URLs).
 

@@ -37,7 +37,7 @@ _ZIP_MAGIC: Final = b"PK\x03\x04"
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class ReadLimits:
     """The safety caps one read runs under; each hit is reported under its ``limit-*`` code."""
 
     max_download_bytes: int = limits.MAX_DOWNLOAD_BYTES
@@ -45,6 +45,10 @@ class Limits:
     max_index_depth: int = limits.MAX_INDEX_DEPTH
     max_sitemaps: int = limits.MAX_SITEMAPS_FOLLOWED
     timeout: float = FETCH_TIMEOUT
+
+
+#: Short alias used inside the package.
+Limits = ReadLimits
 
 
 class SourceProblem(Exception):  # noqa: N818 - carries a finding, not a programming error
@@ -167,7 +171,7 @@ class FetchInfo:
 
 
 async def fetch_chunks(
-    session: aiohttp.ClientSession, url: str, lim: Limits, info: FetchInfo
+    session: aiohttp.ClientSession, url: str, lim: ReadLimits, info: FetchInfo
 ) -> AsyncIterator[bytes]:
     """Stream the body of ``url`` through ``session``; raise :class:`SourceProblem` on failure.
 

@@ -26,7 +26,7 @@ from sitemapkit.sitemap.parse import Node, ParseProblem, XmlFacts, XmlStreamPars
 from sitemapkit.sitemap.source import (
     Decoder,
     FetchInfo,
-    Limits,
+    ReadLimits,
     SourceProblem,
     fetch_chunks,
     iter_file_chunks,
@@ -148,11 +148,11 @@ class Walker:
         self,
         *,
         session: aiohttp.ClientSession | None = None,
-        limits: Limits | None = None,
+        limits: ReadLimits | None = None,
         sitemap_url: str | None = None,
         follow: bool = True,
     ) -> None:
-        self.limits = limits or Limits()
+        self.limits = limits or ReadLimits()
         self.sitemap_url = sitemap_url
         self.follow = follow
         self._session = session
