@@ -299,28 +299,47 @@ async def _abatches(
     sitemap_url: str | None,
     log: list[Finding] | None,
     follow: bool = True,
+    lean: bool = True,
 ) -> AsyncGenerator[list[SourcedEntry], None]:
-    walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url, follow=follow)
+    walker = Walker(
+        session=session, limits=limits, sitemap_url=sitemap_url, follow=follow, lean=lean
+    )
     async for ev in walker.walk(sources):
         doc = ev.doc
         kind = ev.kind
         if kind == "nodes":
             batch: list[SourcedEntry] = []
+            add = batch.append
             src = doc.source
             if doc.kind == "urlset":
                 core = doc.core_ns
                 if core not in TOLERATED_CORE_NS:
                     continue
                 for node in ev.nodes:
-                    if node.name == "url":
+                    if isinstance(node, tuple):
+                        if node[0] and node[1]:
+                            add(
+                                SourcedEntry(
+                                    UrlEntry(
+                                        node[1].strip(),
+                                        (node[2] and node[2].strip()) or None,
+                                        (node[3] and node[3].strip()) or None,
+                                        (node[4] and node[4].strip()) or None,
+                                    ),
+                                    src,
+                                    node[5],
+                                )
+                            )
+                    elif node.name == "url":
                         e = to_url_entry(node, core)
                         if e is not None:
-                            batch.append(SourcedEntry(e, src, node.line))
+                            add(SourcedEntry(e, src, node.line))
             elif doc.kind == "text":
                 for node in ev.nodes:
+                    assert isinstance(node, Node)
                     t = node.text.strip()
                     if t.startswith(("http://", "https://")) and " " not in t:
-                        batch.append(SourcedEntry(UrlEntry(t), src, node.line))
+                        add(SourcedEntry(UrlEntry(t), src, node.line))
                     elif log is not None:
                         log.append(
                             Finding(
@@ -334,14 +353,20 @@ async def _abatches(
                         )
             elif doc.kind in ("rss", "atom"):
                 for node in ev.nodes:
+                    assert isinstance(node, Node)
                     e = to_feed_entry(node)
                     if e is not None:
-                        batch.append(SourcedEntry(e, src, node.line))
+                        add(SourcedEntry(e, src, node.line))
             elif doc.kind == "sitemapindex" and not follow:
                 for node in ev.nodes:
-                    ref = to_sitemap_ref(node, doc.core_ns)
-                    if ref is not None:
-                        batch.append(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, node.line))
+                    if isinstance(node, tuple):
+                        ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
+                        line = node[5]
+                    else:
+                        ref = to_sitemap_ref(node, doc.core_ns)
+                        line = node.line
+                    if ref is not None and ref.loc:
+                        add(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, line))
             if batch:
                 yield batch
         elif log is not None:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, cast
 
 from sitemapkit import dates, limits
 from sitemapkit.errors import InputError
@@ -212,6 +212,7 @@ class Validator:
     def handle(self, ev: Event) -> None:
         doc = ev.doc
         if ev.kind == "nodes":
+            nodes = cast(list[Node], ev.nodes)  # the validator's walker is never lean
             self._doc = doc
             st = self._docs.get(id(doc))
             if st is None:
@@ -219,16 +220,16 @@ class Validator:
             self._st = st
             kind = doc.kind
             if kind == "urlset":
-                for node in ev.nodes:
+                for node in nodes:
                     self._url(node)
             elif kind == "sitemapindex":
-                for node in ev.nodes:
+                for node in nodes:
                     self._sitemap(node)
             elif kind == "text":
-                for node in ev.nodes:
+                for node in nodes:
                     self._text_line(node)
             elif kind in ("rss", "atom"):
-                for node in ev.nodes:
+                for node in nodes:
                     self._feed_item(node)
         elif ev.kind == "start":
             self.report.sitemaps.append(doc.source)

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from sitemapkit.limits import SITEMAP_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.discover import discover, parse_robots_sitemaps
-from sitemapkit.sitemap.parse import Node, ParseProblem, XmlFacts, XmlStreamParser
+from sitemapkit.sitemap.parse import Node, ParseProblem, Plain, XmlFacts, XmlStreamParser
 from sitemapkit.sitemap.source import (
     Decoder,
     FetchInfo,
@@ -79,7 +79,8 @@ class Event:
 
     kind: str
     doc: Doc
-    nodes: list[Node] = field(default_factory=list)
+    #: Nodes; plain entries as :data:`Plain` tuples when the walker is lean
+    nodes: list[Node | Plain] = field(default_factory=list)
     finding: Finding | None = None
 
 
@@ -121,7 +122,7 @@ class TextParser:
     def __init__(self) -> None:
         self._tail = b""
         self._lineno = 0
-        self.out: list[Node] = []
+        self.out: list[Node | Plain] = []
         self.entries = 0
 
     def feed(self, data: bytes, final: bool = False) -> None:
@@ -151,7 +152,9 @@ class Walker:
         limits: ReadLimits | None = None,
         sitemap_url: str | None = None,
         follow: bool = True,
+        lean: bool = False,
     ) -> None:
+        self.lean = lean
         self.limits = limits or ReadLimits()
         self.sitemap_url = sitemap_url
         self.follow = follow
@@ -374,23 +377,27 @@ class Walker:
         if not body and not final:
             return None
         if body.startswith(b"<") or not body or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            xml = XmlStreamParser()
+            xml = XmlStreamParser(lean=self.lean)
             doc.facts = xml.facts
             return xml
         # Leading junk before an XML declaration is still XML (xml-leading-content).
         if b"<?xml" in head[:4096]:
-            xml = XmlStreamParser()
+            xml = XmlStreamParser(lean=self.lean)
             doc.facts = xml.facts
             return xml
         doc.kind = "text"
         return TextParser()
 
-    def _collect_children(self, doc: Doc, nodes: list[Node]) -> None:
+    def _collect_children(self, doc: Doc, nodes: list[Node | Plain]) -> None:
         _set_kind(doc)
         if doc.kind != "sitemapindex":
             return
         ns = doc.core_ns
         for node in nodes:
+            if isinstance(node, tuple):
+                if not node[0]:
+                    doc.children.append((node[1].strip(), node[5]))
+                continue
             if node.name != "sitemap":
                 continue
             for c in node.children:
