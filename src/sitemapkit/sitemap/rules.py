@@ -722,7 +722,7 @@ class Validator:
             self._emit_at(
                 doc,
                 "hreflang-no-default",
-                f"{st.no_default:,} pages with hreflang alternates have no x-default",
+                f"{st.no_default:,} page(s) with hreflang alternates have no x-default",
                 n.line,
                 n.col,
             )
