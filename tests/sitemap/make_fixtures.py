@@ -196,6 +196,8 @@ bad = {
         "<sitemap><loc>https://example.com/leaf.xml</loc></sitemap>",
         "<sitemap><loc>https://example.com/index-cycle.xml</loc></sitemap>",
     ),
+    "content-stray.xml": us(U(A + "a"), "<url><loc>https://example.com/b</loc>stray</url>"),
+    "attribute-unknown.xml": us(U(A + "a"), '<url id="2"><loc>https://example.com/b</loc></url>'),
     "loc-other-host.xml": us(U(A + "a"), U("https://other.example.org/b")),
     "loc-outside-directory.xml": us(U(A + "blog/a"), U(A + "shop/b")),
 }

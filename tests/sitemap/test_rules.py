@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.model import Severity
-from sitemapkit.sitemap.codes import RULE_CODES
+from sitemapkit.sitemap.codes import EXTRA_RULE_CODES, RULE_CODES
 from sitemapkit.sitemap.rules import HashSet64, validate
 
 FIX = Path(__file__).parent / "fixtures"
@@ -77,6 +77,8 @@ CASES: list[tuple[str, str, int | None]] = [
     ("text-line-invalid.txt", "text-line-invalid", 2),
     ("feed-item-no-link.rss", "feed-item-no-link", 4),
     ("robots.txt", "robots-sitemap-relative", 3),
+    ("content-stray.xml", "content-stray", 4),
+    ("attribute-unknown.xml", "attribute-unknown", 4),
 ]
 
 
@@ -86,7 +88,7 @@ def test_broken_file_reports_code_at_line(name: str, code: str, line: int | None
     hits = [f for f in rep.findings if f.code == code]
     assert hits, f"{code} not reported; got {[f.render() for f in rep.findings]}"
     assert any(f.line == line for f in hits), [f.render() for f in hits]
-    assert hits[0].severity is RULE_CODES[code]
+    assert hits[0].severity is (RULE_CODES | EXTRA_RULE_CODES)[code]
     assert code in hits[0].render()
 
 
@@ -98,7 +100,11 @@ def test_outside_directory_uses_the_sitemap_url() -> None:
 
 def test_every_rule_code_has_a_broken_fixture() -> None:
     covered = {code for _, code, _ in CASES} | {"loc-outside-directory"}
-    missing = set(RULE_CODES) - covered - {"too-many-entries", "file-too-large", "file-over-10mb"}
+    missing = (
+        (set(RULE_CODES) | set(EXTRA_RULE_CODES))
+        - covered
+        - {"too-many-entries", "file-too-large", "file-over-10mb"}
+    )
     assert not missing
     # the three size/count codes are exercised with generated files in test_limits_of_files
 

@@ -97,7 +97,15 @@ LIMIT_CODES: Final[dict[str, Severity]] = {
     "xsd-invalid": E,
 }
 
-ALL_CODES: Final[dict[str, Severity]] = {**RULE_CODES, **LIMIT_CODES}
+#: Rules we add beyond RULES.md (found by cross-checking with the schemas).
+EXTRA_RULE_CODES: Final[dict[str, Severity]] = {
+    # text where the schema allows only elements (inside urlset, sitemapindex, url, sitemap)
+    "content-stray": E,
+    # an attribute on a sitemap element (the schema allows none; xsi:* aside)
+    "attribute-unknown": E,
+}
+
+ALL_CODES: Final[dict[str, Severity]] = {**RULE_CODES, **EXTRA_RULE_CODES, **LIMIT_CODES}
 
 
 def severity(code: str) -> Severity:

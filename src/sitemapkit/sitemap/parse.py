@@ -44,6 +44,7 @@ _PLAIN = re.compile(
     + rb"</\1>"
 )  # fmt: skip
 _BLANK_GAP = re.compile(_WS)
+_VERSION = re.compile(r"1\.[0-9]+")
 _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
@@ -118,6 +119,9 @@ class XmlFacts:
     entries: int = 0
     namespaces: dict[str, str] = field(default_factory=dict)
     truncated_texts: int = 0
+    root_attrs: dict[str, str] = field(default_factory=dict)
+    #: (line, column) of the first text between entries, where only elements may be
+    stray: tuple[int, int] | None = None
 
 
 class XmlStreamParser:
@@ -243,7 +247,7 @@ class XmlStreamParser:
         def flush(upto: int) -> None:
             if run < 0:
                 return
-            p.StartElementHandler = p.EndElementHandler = None
+            p.StartElementHandler = p.EndElementHandler = p.CharacterDataHandler = None
             try:
                 parse(buf[run:upto])
             except ParseProblem:
@@ -469,6 +473,10 @@ class XmlStreamParser:
         raise ParseProblem("xml-doctype", "external entity reference refused", line, col)
 
     def _xmldecl(self, version: str | None, encoding: str | None, standalone: int) -> None:
+        if version is not None and not _VERSION.fullmatch(version):
+            raise ParseProblem(
+                "xml-malformed", f'XML declaration version "{version}" is not 1.x', 1, 1
+            )
         if encoding:
             self.facts.declared_encoding = encoding
 
@@ -488,6 +496,7 @@ class XmlStreamParser:
         ns, name = self._split(tag)
         facts = self.facts
         facts.root_ns, facts.root_name = ns, name
+        facts.root_attrs = attrs
         facts.root_line, facts.root_col = self._pos()
         self._depth = 1
         if name not in ENTRY_NAMES:
@@ -506,7 +515,11 @@ class XmlStreamParser:
         p = self._p
         p.StartElementHandler = self._start_out
         p.EndElementHandler = self._end_out
-        p.CharacterDataHandler = None
+        p.CharacterDataHandler = self._chars_out
+
+    def _chars_out(self, data: str) -> None:
+        if self.facts.stray is None and not data.isspace():
+            self.facts.stray = self._pos()
 
     def _start_out(self, tag: str, attrs: dict[str, str]) -> None:
         depth = self._depth = self._depth + 1

@@ -31,6 +31,7 @@ from sitemapkit.sitemap.codes import severity
 from sitemapkit.sitemap.parse import Node
 from sitemapkit.sitemap.reader import feed_link
 from sitemapkit.sitemap.rules_ext import (
+    ABSOLUTE,
     check_hreflang,
     check_images,
     check_news,
@@ -54,7 +55,7 @@ UNIFORM_MIN: Final = 10
 UNIFORM_TRACK: Final = 1_000
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
 MAX_HREFLANG_PAGES: Final = 200_000
-_ABS = re.compile(r"https?://[^/?#\s]+")
+_ABS = ABSOLUTE
 #: RFC 3986 characters only (what urls.is_escaped_uri accepts), as one C-speed match.
 _ESCAPED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#\[\]]*")
 _BAD_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -67,6 +68,12 @@ def _is_escaped(loc: str) -> bool:
 
 _PRIORITY = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
 _FUTURE_SLACK: Final = timedelta(days=1)
+#: attributes of this namespace (xsi:schemaLocation ...) are allowed anywhere
+XSI_PREFIX: Final = "http://www.w3.org/2001/XMLSchema-instance\x01"
+
+
+def _foreign_attrs(attrs: dict[str, str]) -> list[str]:
+    return [a.rpartition("\x01")[2] for a in attrs if not a.startswith(XSI_PREFIX)]
 
 
 class HashSet64:
@@ -360,6 +367,20 @@ class Validator:
             assert self._doc is not None
             self._origins[key] = (self._doc.source, entry.line)
 
+    def _attrs(self, entry: Node) -> None:
+        """Sitemap elements carry no attributes (xsi:* aside); report the first per element."""
+        core = entry.ns
+        for node in (entry, *entry.children):
+            if node.attrs and node.ns == core:
+                bad = _foreign_attrs(node.attrs)
+                if bad:
+                    self.emit(
+                        "attribute-unknown",
+                        f'<{node.name}> has attribute "{bad[0]}", which the sitemap schema '
+                        "does not allow",
+                        node,
+                    )
+
     def _children_order(
         self, entry: Node, order: dict[str, int], what: str
     ) -> tuple[dict[str, Node], list[Node]]:
@@ -441,6 +462,13 @@ class Validator:
                 f"more than {limits.MAX_ENTRIES_PER_FILE:,} <url> entries",
                 entry,
             )
+        if entry.text and not entry.text.isspace():
+            self.emit(
+                "content-stray",
+                f'text "{entry.text.strip()[:60]}" inside <url>, where only elements are allowed',
+                entry,
+            )
+        self._attrs(entry)
         got, ext = self._children_order(entry, URL_ORDER, "url")
         loc_node = got.get("loc")
         loc = self._loc(loc_node, entry) if loc_node is not None else None
@@ -580,6 +608,14 @@ class Validator:
                 f"more than {limits.MAX_SITEMAPS_PER_INDEX:,} <sitemap> entries",
                 entry,
             )
+        if entry.text and not entry.text.isspace():
+            self.emit(
+                "content-stray",
+                f'text "{entry.text.strip()[:60]}" inside <sitemap>, '
+                "where only elements are allowed",
+                entry,
+            )
+        self._attrs(entry)
         got, ext = self._children_order(entry, INDEX_ORDER, "sitemap")
         loc_node = got.get("loc")
         if loc_node is not None:
@@ -707,6 +743,23 @@ class Validator:
                 "file-over-10mb",
                 f"{size:,} bytes uncompressed, over the old "
                 f"{limits.LEGACY_MAX_BYTES_PER_FILE:,} limit some engines keep",
+            )
+        if kind in ("urlset", "sitemapindex") and f.root_attrs:
+            bad = _foreign_attrs(f.root_attrs)
+            if bad:
+                self._emit_at(
+                    doc,
+                    "attribute-unknown",
+                    f'<{kind}> has attribute "{bad[0]}", which the sitemap schema does not allow',
+                    f.root_line,
+                    f.root_col,
+                )
+        if f.stray is not None and kind in ("urlset", "sitemapindex"):
+            self._emit_at(
+                doc,
+                "content-stray",
+                f"text inside <{kind}> between entries, where only elements are allowed",
+                *f.stray,
             )
         if doc.stopped:
             self.report.skipped[f"rules after the stop in {doc.source}"] = (

@@ -36,7 +36,41 @@ NEWS_ORDER: Final = (
     "publication", "access", "genres", "publication_date", "title", "keywords", "stock_tickers",
 )  # fmt: skip
 NEWS_LEGACY: Final = frozenset({"access", "genres", "keywords", "stock_tickers"})
-_ABS = re.compile(r"https?://[^/?#\s]+", re.IGNORECASE)
+#: scheme, optional userinfo, a host (or [IPv6]) and an optional numeric port, then the end
+#: of the authority: what the XSDs' anyURI accepts for an absolute http(s) URL and more.
+ABSOLUTE = re.compile(
+    r"https?://(?:[^/?#\s@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^/?#\s:@\[\]]+)(?::[0-9]+)?(?=[/?#]|$)",
+    re.IGNORECASE,
+)
+_ABS = ABSOLUTE
+#: attributes the extension schemas allow, per element (xsi:* are always allowed)
+EXT_ATTRS: Final[dict[str, frozenset[str]]] = {
+    "player_loc": frozenset({"allow_embed", "autoplay"}),
+    "restriction": frozenset({"relationship"}),
+    "platform": frozenset({"relationship"}),
+    "uploader": frozenset({"info"}),
+    "price": frozenset({"currency", "type", "resolution"}),
+    "content_segment_loc": frozenset({"duration"}),
+    "gallery_loc": frozenset({"title"}),
+    "id": frozenset({"type"}),
+}
+_XSI = "http://www.w3.org/2001/XMLSchema-instance\x01"
+_NONE: Final = frozenset[str]()
+
+
+def _check_attrs(node: Node, emit: Emit, what: str) -> None:
+    allowed = EXT_ATTRS.get(node.name, _NONE) if what.startswith("video") else _NONE
+    for a in node.attrs:
+        if a not in allowed and not a.startswith(_XSI):
+            emit(
+                "ext-schema",
+                f'attribute "{a.rpartition(chr(1))[2]}" is not allowed on <{node.name}> in {what}',
+                node,
+                None,
+            )
+            return
+
+
 _NEWS_LANG = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
 _PLATFORMS = frozenset({"web", "mobile", "tv"})
 
@@ -59,10 +93,21 @@ def _order(
         rank = _RANKS[order] = {name: i for i, name in enumerate(order)}
     seen: dict[str, list[Node]] = {}
     last = -1
+    if node.attrs:
+        _check_attrs(node, emit, what)
+    if node.text and not node.text.isspace() and what != "video:platform":
+        emit(
+            "ext-schema",
+            f'text "{node.text.strip()[:40]}" inside {what}, where only elements are allowed',
+            node,
+            None,
+        )
     for c in node.children:
         if c.ns != node.ns:
             emit("ext-schema", f"<{c.name}> from another namespace inside {what}", c, None)
             continue
+        if c.attrs:
+            _check_attrs(c, emit, what)
         r = rank.get(c.name)
         if r is None:
             emit("ext-schema", f"<{c.name}> is not an element of {what}", c, None)
@@ -268,8 +313,9 @@ def check_news(news: Node, now: datetime, emit: Emit, legacy: Callable[[str, Nod
         emit("news-required", "news:news has no news:publication", news, None)
     else:
         p = pub[0]
-        name = p.child(news.ns, "name")
-        lang = p.child(news.ns, "language")
+        pub_kids = _order(p, ("name", "language"), frozenset(), emit, "news:publication")
+        name = pub_kids["name"][0] if "name" in pub_kids else None
+        lang = pub_kids["language"][0] if "language" in pub_kids else None
         if name is None or not name.text.strip():
             emit("news-required", "news:publication has no news:name", p, None)
         if lang is None or not lang.text.strip():
