@@ -370,16 +370,20 @@ class Validator:
     def _attrs(self, entry: Node) -> None:
         """Sitemap elements carry no attributes (xsi:* aside); report the first per element."""
         core = entry.ns
-        for node in (entry, *entry.children):
+        if entry.attrs:
+            self._attr_finding(entry)
+        for node in entry.children:
             if node.attrs and node.ns == core:
-                bad = _foreign_attrs(node.attrs)
-                if bad:
-                    self.emit(
-                        "attribute-unknown",
-                        f'<{node.name}> has attribute "{bad[0]}", which the sitemap schema '
-                        "does not allow",
-                        node,
-                    )
+                self._attr_finding(node)
+
+    def _attr_finding(self, node: Node) -> None:
+        bad = _foreign_attrs(node.attrs)
+        if bad:
+            self.emit(
+                "attribute-unknown",
+                f'<{node.name}> has attribute "{bad[0]}", which the sitemap schema does not allow',
+                node,
+            )
 
     def _children_order(
         self, entry: Node, order: dict[str, int], what: str
