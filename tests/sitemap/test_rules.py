@@ -223,3 +223,20 @@ def test_utf16_is_not_utf8(tmp_path: Path) -> None:
     path.write_bytes(text.encode("utf-16"))
     rep = validate([str(path)], now=NOW)
     assert [(f.code, f.line) for f in rep.findings] == [("encoding-not-utf8", 1)]
+
+
+def test_findings_per_code_are_capped(tmp_path: Path) -> None:
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n'
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    body = "".join(
+        f"<url><loc>https://e.com/{i}</loc><lastmod>2024-13-01</lastmod></url>\n"
+        for i in range(2500)
+    )
+    path = tmp_path / "many.xml"
+    path.write_text(f"{head}<urlset {ns}>\n{body}</urlset>\n")
+    rep = validate([str(path)], now=NOW)
+    bad = [f for f in rep.findings if f.code == "lastmod-invalid"]
+    assert len(bad) == 1001
+    assert bad[-1].message == (
+        "and 1,500 more lastmod-invalid findings in this file (only the first 1,000 are listed)"
+    )

@@ -53,6 +53,8 @@ UNIFORM_SHARE: Final = 0.95
 UNIFORM_MIN: Final = 10
 #: distinct lastmod values tracked before the set is surely not uniform
 UNIFORM_TRACK: Final = 1_000
+#: findings listed per file and code; the rest are counted in one closing finding
+MAX_LISTED_PER_CODE: Final = 1_000
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
 MAX_HREFLANG_PAGES: Final = 200_000
 _ABS = ABSOLUTE
@@ -177,6 +179,7 @@ class Validator:
         self._set_seen = HashSet64()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
         self._origin_reported = False
+        self._listed: dict[tuple[str, str], int] = {}
         self._origin_raw: set[str] = set()
         self._lastmods: Counter[str] = Counter()
         self._lastmod_total = 0
@@ -194,9 +197,13 @@ class Validator:
 
     # --- emitting --------------------------------------------------------------------
     def add(self, doc: Doc | None, f: Finding) -> None:
-        self.report.findings.append(f)
         if f.severity is Severity.ERROR and doc is not None:
             doc.errors += 1
+        key = (f.source, f.code)
+        listed = self._listed[key] = self._listed.get(key, 0) + 1
+        if listed > MAX_LISTED_PER_CODE:  # a million broken URLs must not fill the memory
+            return
+        self.report.findings.append(f)
 
     def emit(self, code: str, msg: str, node: Node | None, url: str | None = None) -> None:
         doc = self._doc
@@ -825,6 +832,17 @@ class Validator:
     # --- end of the set ---------------------------------------------------------------
     def finish(self) -> None:
         rep = self.report
+        for (source, code), n in self._listed.items():
+            if n > MAX_LISTED_PER_CODE:
+                rep.findings.append(
+                    Finding(
+                        code,
+                        severity(code),
+                        f"and {n - MAX_LISTED_PER_CODE:,} more {code} findings in this file "
+                        f"(only the first {MAX_LISTED_PER_CODE:,} are listed)",
+                        source,
+                    )
+                )
         total = self._lastmod_total
         if total >= UNIFORM_MIN and self._lastmods:
             value, count = self._lastmods.most_common(1)[0]
