@@ -230,3 +230,23 @@ def test_timeout_is_a_named_limit(site: SiteServer) -> None:
     rep = validate([site.url("/slow.xml")], limits=ReadLimits(timeout=0.3))
     assert _codes(rep) == ["limit-timeout"]
     assert rep.unreadable
+
+
+def test_slow_drip_body_hits_the_timeout(site: SiteServer) -> None:
+    import asyncio
+
+    async def drip(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse()
+        await resp.prepare(request)
+        await resp.write(f"{HEAD}<urlset {NS}>".encode())
+        try:
+            for _ in range(30):
+                await asyncio.sleep(0.1)
+                await resp.write(b" ")
+        except ConnectionError:
+            pass
+        return resp
+
+    site.routes["/drip.xml"] = drip
+    rep = validate([site.url("/drip.xml")], limits=ReadLimits(timeout=0.5))
+    assert _codes(rep) == ["limit-timeout"]
