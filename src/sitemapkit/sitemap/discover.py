@@ -8,6 +8,7 @@ that the reader still tolerates by resolving it against robots.txt.
 
 from __future__ import annotations
 
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -67,10 +68,11 @@ async def _read_capped(
 ) -> bytes:
     info = FetchInfo(url)
     buf = bytearray()
-    async for chunk in fetch_chunks(session, url, lim, info):
-        buf += chunk
-        if len(buf) >= cap:
-            break
+    async with aclosing(fetch_chunks(session, url, lim, info)) as chunks:
+        async for chunk in chunks:
+            buf += chunk
+            if len(buf) >= cap:
+                break  # aclosing releases the connection now, not at garbage collection
     return bytes(buf[:cap])
 
 

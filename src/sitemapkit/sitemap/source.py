@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -172,7 +172,7 @@ class FetchInfo:
 
 async def fetch_chunks(
     session: aiohttp.ClientSession, url: str, lim: ReadLimits, info: FetchInfo
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """Stream the body of ``url`` through ``session``; raise :class:`SourceProblem` on failure.
 
     Redirects are followed by aiohttp up to :data:`limits.MAX_REDIRECTS`; a body

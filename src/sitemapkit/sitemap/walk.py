@@ -13,7 +13,8 @@ the index is opened there instead of fetched.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final
@@ -266,10 +267,11 @@ class Walker:
     ) -> tuple[list[str], list[Finding]]:
         buf = bytearray()
         try:
-            async for chunk in fetch_chunks(session, url, self.limits, FetchInfo(url)):
-                buf += chunk
-                if len(buf) > 512 * 1024:
-                    break
+            async with aclosing(fetch_chunks(session, url, self.limits, FetchInfo(url))) as it:
+                async for chunk in it:
+                    buf += chunk
+                    if len(buf) > 512 * 1024:
+                        break
         except SourceProblem as p:
             return [], [Finding("fetch-failed", Severity.ERROR, p.message, url)]
         return parse_robots_sitemaps(bytes(buf).decode("utf-8", "replace"), url)
@@ -280,7 +282,7 @@ class Walker:
             return "file:" + str(Path(doc.path).resolve()) if doc.path != "-" else "-"
         return doc.url or doc.source
 
-    async def _chunks(self, doc: Doc) -> AsyncIterator[bytes]:
+    async def _chunks(self, doc: Doc) -> AsyncGenerator[bytes, None]:
         if doc.path is not None:
             for chunk in _file_chunks(doc.path):
                 yield chunk
@@ -299,21 +301,22 @@ class Walker:
         got_bytes = False
         head = b""
         try:
-            async for raw in self._chunks(doc):
-                got_bytes = True
-                for data in decoder.feed(raw):
-                    if parser is None:
-                        head += data
-                        parser = self._choose(doc, head, final=False)
+            async with aclosing(self._chunks(doc)) as chunks:
+                async for raw in chunks:
+                    got_bytes = True
+                    for data in decoder.feed(raw):
                         if parser is None:
-                            continue
-                        data, head = head, b""
-                        doc.gzip = bool(decoder.gzip)
-                    parser.feed(data)
-                    if parser.out:
-                        nodes, parser.out = parser.out, []
-                        self._collect_children(doc, nodes)
-                        yield Event("nodes", doc, nodes)
+                            head += data
+                            parser = self._choose(doc, head, final=False)
+                            if parser is None:
+                                continue
+                            data, head = head, b""
+                            doc.gzip = bool(decoder.gzip)
+                        parser.feed(data)
+                        if parser.out:
+                            nodes, parser.out = parser.out, []
+                            self._collect_children(doc, nodes)
+                            yield Event("nodes", doc, nodes)
             data = decoder.finish()
             if parser is None:
                 head += data
