@@ -55,6 +55,7 @@ __all__ = [
     "aiter_sourced",
     "discover_sitemaps",
     "iter_entries",
+    "iter_locs",
     "iter_sourced",
 ]
 
