@@ -4,7 +4,8 @@ Why expat fed in chunks and not a tree: a 50 MB file or an index of a million
 URLs must never sit in memory whole, and expat gives exact positions for free.
 Each top-level entry (``url``, ``sitemap``, RSS ``item``, Atom ``entry``) is
 handed out as a small :class:`Node` tree once its end tag is seen, then
-forgotten.
+forgotten.  For the reader, a *lean* parser hands plain entries out as
+:data:`Plain` tuples instead (see ``_fast_feed``); expat still reads every byte.
 
 Hostile input is expected: a DOCTYPE or entity declaration stops the parse
 (``xml-doctype``) before expat can expand or fetch anything; elements nested
