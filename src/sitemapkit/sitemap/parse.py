@@ -134,6 +134,8 @@ class XmlStreamParser:
 
     def __init__(self, *, lean: bool = False, locs_only: bool = False) -> None:
         self.facts = XmlFacts()
+        self._fed = 0  # bytes expat has accepted so far
+        self._tail = b""  # the last of them, to name bad bytes split across chunks
         #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
         #: rest of an entry is checked by expat but never turned into nodes
         self.locs_only = locs_only
@@ -199,6 +201,8 @@ class XmlStreamParser:
                 1 + self._line_offset,
                 1,
             ) from None
+        self._fed += len(data)
+        self._tail = (self._tail + data)[-8:]
 
     # --- the lean lane -----------------------------------------------------------------
     # Why: a Python callback per element and a Node per child cap the reader near
@@ -443,16 +447,21 @@ class XmlStreamParser:
             self.facts.declared_encoding is None
             or self.facts.declared_encoding.lower().replace("_", "-") in ("utf-8", "utf8")
         ):
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as ude:
-                if ude.start < len(data) - 4:
-                    return ParseProblem(
-                        "encoding-not-utf8",
-                        f"bytes {data[ude.start : ude.start + 4]!r} are not valid UTF-8",
-                        line,
-                        col,
-                    )
+            # Look at the bytes where expat stopped (they may start in the previous chunk).
+            window = self._tail + data
+            rel = self._p.ErrorByteIndex - (self._fed - len(self._tail))
+            seq = window[rel : rel + 4] if 0 <= rel < len(window) else b""
+            if seq and seq[0] >= 0x80:
+                try:
+                    seq.decode("utf-8")
+                except UnicodeDecodeError as ude:
+                    if ude.start == 0 and ude.reason != "unexpected end of data":
+                        return ParseProblem(
+                            "encoding-not-utf8",
+                            f"bytes {seq!r} are not valid UTF-8",
+                            line,
+                            col,
+                        )
         return ParseProblem("xml-malformed", f"not well-formed XML: {reason}", line, col)
 
     # --- refusals --------------------------------------------------------------------

@@ -765,7 +765,7 @@ class Validator:
                     f.root_line,
                     f.root_col,
                 )
-        if f.stray is not None and kind in ("urlset", "sitemapindex"):
+        if f.stray is not None and kind in ("urlset", "sitemapindex") and not doc.stopped:
             self._emit_at(
                 doc,
                 "content-stray",
