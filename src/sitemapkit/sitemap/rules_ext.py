@@ -75,6 +75,14 @@ _NEWS_LANG = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
 _PLATFORMS = frozenset({"web", "mobile", "tv"})
 
 
+_HTTP_SCHEME = re.compile(r"https?:", re.IGNORECASE)
+
+
+def bad_http_uri(value: str) -> bool:
+    """True for an http(s) URL the schemas' anyURI rejects (bad authority or port)."""
+    return _HTTP_SCHEME.match(value) is not None and ABSOLUTE.match(value) is None
+
+
 def is_absolute(url: str) -> bool:
     return _ABS.match(url) is not None
 
@@ -146,6 +154,14 @@ def check_images(images: list[Node], emit: Emit, deprecated: Callable[[str, Node
                     locs[0],
                     text,
                 )
+        lic = kids.get("license")
+        if lic and bad_http_uri(lic[0].text.strip()):
+            emit(
+                "ext-schema",
+                f'image:license "{lic[0].text.strip()[:200]}" is not a valid URL',
+                lic[0],
+                None,
+            )
         for name in kids:
             if name in IMAGE_DEPRECATED:
                 deprecated(f"image:{name}", kids[name][0])
@@ -255,6 +271,8 @@ def check_video(
                 None,
             )
         info = up.attrs.get("info")
+        if info and bad_http_uri(info.strip()):
+            emit("ext-schema", f'video:uploader info "{info[:200]}" is not a valid URL', up, info)
         if info and page and urlsplit(info).hostname != urlsplit(page).hostname:
             emit(
                 "video-uploader-domain",
