@@ -267,8 +267,12 @@ class XmlStreamParser:
             pending.clear()
 
         hold = -1
+        # Markers are searched once and moved forward, not searched again per entry.
+        bang = find(b"<!", pos)
+        quest = find(b"<?", pos)
+        nxt = -2  # the next "<url>" after the current one, once known
         while True:
-            u = find(b"<url>", pos)
+            u = -1 if nxt == -1 else nxt if nxt >= pos else find(b"<url>", pos)
             if u < 0:
                 break
             e = find(b"</url>", u)
@@ -287,12 +291,13 @@ class XmlStreamParser:
                     self._pend = b""
                     return
             m = _LOC_HEAD.match(buf, u)
+            if 0 <= bang < u:
+                bang = find(b"<!", u)
+            if 0 <= quest < u:
+                quest = find(b"<?", u)
+            nxt = find(b"<url>", u + 5)
             loc = None
-            if m is not None and not (
-                find(b"<!", m.end(), e) >= 0
-                or find(b"<?", m.end(), e) >= 0
-                or find(b"<url>", m.end(), e) >= 0
-            ):
+            if m is not None and not (0 <= bang < e or 0 <= quest < e or 0 <= nxt < e):
                 try:
                     loc = m[1].decode()
                 except UnicodeDecodeError:
