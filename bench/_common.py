@@ -209,7 +209,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], title: str =
     def line(r: list[str]) -> str:
         parts = []
         for i, c in enumerate(r):
-            numeric = c[:1].isdigit() or c[:1] == "-" and c[1:2].isdigit()
+            numeric = c[:1].isdigit() or (c[:1] == "-" and c[1:2].isdigit())
             parts.append(c.rjust(widths[i]) if numeric else c.ljust(widths[i]))
         return "  ".join(parts).rstrip()
 
@@ -392,9 +392,9 @@ def wait_port(port: int, timeout: float = 15.0) -> None:
 
 
 @contextlib.contextmanager
-def background(cmd: Sequence[str], port: int, log_path: Path, cwd: Path | None = None) -> Iterator[
-    subprocess.Popen[bytes]
-]:
+def background(
+    cmd: Sequence[str], port: int, log_path: Path, cwd: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
     """Run a server process for the duration of a ``with`` block, then stop it."""
     fh = open(log_path, "wb")  # noqa: SIM115
     proc = subprocess.Popen(

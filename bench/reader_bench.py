@@ -138,7 +138,9 @@ def generate(data: Path, base: str, n_urlset: int, parts: int, per_part: int) ->
     index = ['<?xml version="1.0" encoding="UTF-8"?>\n']
     index.append('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
     for i, name in enumerate(names):
-        index.append(f"<sitemap><loc>{base}/{name}</loc><lastmod>{_lastmod(i)}</lastmod></sitemap>\n")
+        index.append(
+            f"<sitemap><loc>{base}/{name}</loc><lastmod>{_lastmod(i)}</lastmod></sitemap>\n"
+        )
     index.append("</sitemapindex>\n")
     _write(data / "index.xml", index)
     manifest = {
@@ -218,13 +220,30 @@ def main() -> int:
         k = f"{n_urlset // 1000}k"
         for case, path in ((f"urlset {k}", urlset), (f"urlset {k} .gz", urlset_gz)):
             row: dict[str, c.Measurement | None] = {}
-            row["usp"] = None if args.skip_peers else run(
-                f"usp {case}", [str(usp_py), str(usp_script), "file", str(path)], "urls", n_urlset
+            row["usp"] = (
+                None
+                if args.skip_peers
+                else run(
+                    f"usp {case}",
+                    [str(usp_py), str(usp_script), "file", str(path)],
+                    "urls",
+                    n_urlset,
+                )
             )
-            row["xmllint"] = None if args.skip_peers else run(
-                f"xmllint {case}", ["xmllint", "--noout", "--schema", all_xsd, str(path)], "validate"
+            row["xmllint"] = (
+                None
+                if args.skip_peers
+                else run(
+                    f"xmllint {case}",
+                    ["xmllint", "--noout", "--schema", all_xsd, str(path)],
+                    "validate",
+                )
             )
-            row["urls"] = run(f"ours urls {case}", [exe, "urls", str(path)], "urls", n_urlset) if ours_urls else None
+            row["urls"] = (
+                run(f"ours urls {case}", [exe, "urls", str(path)], "urls", n_urlset)
+                if ours_urls
+                else None
+            )
             row["validate"] = (
                 run(f"ours validate {case}", [exe, "validate", str(path)], "validate")
                 if ours_validate
@@ -235,23 +254,34 @@ def main() -> int:
         ik = "1M" if n_index == 1_000_000 else f"{n_index // 1000}k"
         # The million-URL index, over HTTP (index -> 20 parts): the network path.
         row = {}
-        row["usp"] = None if args.skip_peers else run(
-            f"usp index {ik} http", [str(usp_py), str(usp_script), "url", index_url], "urls", n_index
+        row["usp"] = (
+            None
+            if args.skip_peers
+            else run(
+                f"usp index {ik} http",
+                [str(usp_py), str(usp_script), "url", index_url],
+                "urls",
+                n_index,
+            )
         )
         # xmllint has no index-following: it validates the index and the 20 part files.
-        row["xmllint"] = None if args.skip_peers else run(
-            f"xmllint index {ik} files",
-            [
-                "sh",
-                "-c",
-                'x="$1"; a="$2"; shift 2; '
-                'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
-                idx_xsd,
-                str(index),
-                all_xsd,
-                *[str(p) for p in part_files],
-            ],
-            "validate",
+        row["xmllint"] = (
+            None
+            if args.skip_peers
+            else run(
+                f"xmllint index {ik} files",
+                [
+                    "sh",
+                    "-c",
+                    'x="$1"; a="$2"; shift 2; '
+                    'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
+                    idx_xsd,
+                    str(index),
+                    all_xsd,
+                    *[str(p) for p in part_files],
+                ],
+                "validate",
+            )
         )
         row["urls"] = (
             run(f"ours urls index {ik} http", [exe, "urls", index_url], "urls", n_index)
@@ -267,11 +297,15 @@ def main() -> int:
 
         # The same million URLs from files: the 20 parts parsed from disk.
         row = {}
-        row["usp"] = None if args.skip_peers else run(
-            f"usp index {ik} files",
-            [str(usp_py), str(usp_script), "file", *[str(p) for p in part_files]],
-            "urls",
-            n_index,
+        row["usp"] = (
+            None
+            if args.skip_peers
+            else run(
+                f"usp index {ik} files",
+                [str(usp_py), str(usp_script), "file", *[str(p) for p in part_files]],
+                "urls",
+                n_index,
+            )
         )
         row["xmllint"] = cases[f"index {ik} (http)"]["xmllint"]
         row["urls"] = (
@@ -314,7 +348,7 @@ def report(
     usp_bin: Path,
 ) -> str:
     lines = [
-        "Reader benchmark: sitemapkit urls/validate vs ultimate-sitemap-parser and xmllint --schema",
+        "Reader benchmark: sitemapkit urls/validate vs ultimate-sitemap-parser, xmllint --schema",
         f"data: urlset {manifest['urlset_urls']:,} URLs, {manifest['urlset_bytes']:,} bytes "
         f"(gz {manifest['urlset_gz_bytes']:,}); index {manifest['index_parts']} parts, "
         f"{manifest['index_urls']:,} URLs, {manifest['index_bytes']:,} bytes",
@@ -392,7 +426,9 @@ def targets(cases: dict[str, dict[str, c.Measurement | None]]) -> list[str]:
             speed.append(r["usp"].wall_s / r["urls"].wall_s >= 5 and r["urls"].returncode == 0)
         if r["validate"] and r["xmllint"]:
             val.append(r["validate"].wall_s <= 2 * r["xmllint"].wall_s)
-    out.append(f"  urls >= 5x faster than usp (every case): {c.verdict(all(speed) if speed else None)}")
+    out.append(
+        f"  urls >= 5x faster than usp (every case): {c.verdict(all(speed) if speed else None)}"
+    )
     out.append(f"  validate within 2x of xmllint --schema: {c.verdict(all(val) if val else None)}")
     peaks = [
         m.peak_mb
