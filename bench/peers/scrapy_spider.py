@@ -2,7 +2,7 @@
 
     scrapy runspider scrapy_spider.py -a start_url=URL -a out=FILE -s CONCURRENT_REQUESTS=N
 
-Follows every link on the start URL's host (LinkExtractor restricted to it),
+Follows every link on the start URL's origin (LinkExtractor restricted to it),
 obeys robots.txt, keeps no items: it only records each HTML page that answered
 200, and writes that URL list to ``out`` when the spider closes, so the
 benchmark can count pages and compare sets.
@@ -10,6 +10,7 @@ benchmark can count pages and compare sets.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from scrapy.linkextractors import LinkExtractor
@@ -31,13 +32,21 @@ class BenchSpider(CrawlSpider):
     }
 
     def __init__(self, start_url: str, out: str, *args: object, **kwargs: object) -> None:
-        host = urlsplit(start_url).hostname or ""
+        parts = urlsplit(start_url)
+        host = parts.hostname or ""
+        origin = f"{parts.scheme}://{parts.netloc}"
         self.start_urls = [start_url]
         self.allowed_domains = [host]
         self.out = out
         self.pages: list[str] = []
         self.rules = (
-            Rule(LinkExtractor(allow_domains=[host]), callback="parse_page", follow=True),
+            # allow_domains would compare against "host:port" and drop every link
+            # of a site on a non-default port, so restrict by origin instead.
+            Rule(
+                LinkExtractor(allow=(rf"^{re.escape(origin)}/",)),
+                callback="parse_page",
+                follow=True,
+            ),
         )
         super().__init__(*args, **kwargs)
 
