@@ -51,7 +51,7 @@ class CrawlConfig:
     user_agent: str = DEFAULT_USER_AGENT
     respect_robots: bool = True
     follow_nofollow: bool = False
-    #: ``sort`` (default) / ``keep`` the query order, or ``drop`` it entirely; tracking parameters always go.
+    #: ``sort`` (default) or ``keep`` the query's order, or ``drop`` it; trackers always go.
     query: str = "sort"
     images: bool = False
     seed_from_sitemaps: bool = False

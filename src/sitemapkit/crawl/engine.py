@@ -25,6 +25,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import aiohttp
 
@@ -32,7 +33,6 @@ from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.politeness import Politeness, origin_of
-from sitemapkit.crawl.traps import TrapGuard
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
@@ -48,6 +48,20 @@ _FOLLOW_KINDS = frozenset({"a", "area", "meta-refresh"})
 COMMIT_EVERY = 0.5
 #: Seconds between saves of the trap guard's counters into the store.
 SAVE_TRAPS_EVERY = 5.0
+
+
+class TrapChecker(Protocol):
+    """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
+
+    def check(self, url: str, depth: int) -> str | None: ...
+    def to_state(self) -> str: ...
+
+
+def _trap_guard(state: str | None) -> TrapChecker:
+    from sitemapkit.crawl.traps import TrapGuard
+
+    guard: TrapChecker = TrapGuard() if state is None else TrapGuard.from_state(state)
+    return guard
 
 
 def query_policy(mode: str) -> QueryPolicy:
@@ -112,6 +126,7 @@ class Crawler:
         session: aiohttp.ClientSession | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
+        traps: TrapChecker | None = None,
     ) -> None:
         self.config = config.validate()
         self.store = store
@@ -121,7 +136,7 @@ class Crawler:
         self.policy = query_policy(config.query)
         self.scope = ScopeRule(config)
         self.stats = CrawlStats()
-        self.traps = TrapGuard()
+        self.traps: TrapChecker = traps if traps is not None else _trap_guard(None)
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
         self._wake = asyncio.Event()
         self._stop_reason: str | None = None
@@ -146,7 +161,7 @@ class Crawler:
             store.set_meta("released_on_resume", str(released))
             traps = store.get_meta("traps")
             if traps:
-                self.traps = TrapGuard.from_state(traps)
+                self.traps = _trap_guard(traps)
             for origin in (store.get_meta("scope_origins") or "").split():
                 self.scope.adopt(origin)
             start_row = store.add_urls([NewUrl(known, 0, None)])
@@ -168,7 +183,7 @@ class Crawler:
         return start
 
     def _load_start_state(self) -> None:
-        row = self.store._conn.execute(  # noqa: SLF001 - the engine owns this store
+        row = self.store._conn.execute(
             "SELECT state, status, reason FROM urls WHERE id = ?", (self._start_id,)
         ).fetchone()
         if row is not None and row[0] == UrlState.DONE:
@@ -202,9 +217,7 @@ class Crawler:
             if self.config.seed_from_sitemaps:
                 await self._seed_from_sitemaps(start, session)
             ticker = asyncio.create_task(self._tick())
-            workers = [
-                asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
-            ]
+            workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
             await self._feed()
             await self._queue.join()
             finished = True
@@ -238,7 +251,7 @@ class Crawler:
     def _result(self, start: str) -> CrawlResult:
         counts = self.store.counts()
         reasons: dict[str, int] = {}
-        for reason, n in self.store._conn.execute(  # noqa: SLF001
+        for reason, n in self.store._conn.execute(
             "SELECT COALESCE(reason, CASE WHEN state IN (0, 1) THEN 'not-crawled' END), COUNT(*) "
             "FROM urls WHERE indexable = 0 GROUP BY 1"
         ):
@@ -353,6 +366,7 @@ class Crawler:
             if current.id == self._start_id and not self.scope.check(target):
                 # The site lives elsewhere (http -> https, bare -> www): follow it there.
                 self.scope.adopt(target)
+                self.store.set_meta("site_origin", origin_of(target))
             if any(c.url == target for c in chain):
                 for c in chain:
                     loop = Outcome(
@@ -411,7 +425,7 @@ class Crawler:
 
     def _finish(self, item: Claimed, outcome: Outcome, *, keep_status: bool = False) -> None:
         if keep_status:
-            self.store._conn.execute(  # noqa: SLF001
+            self.store._conn.execute(
                 "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
                 (outcome.reason, outcome.detail, item.id),
             )
@@ -419,12 +433,17 @@ class Crawler:
             self.store.finish(item.id, outcome)
         if item.id == self._start_id:
             status = outcome.status
-            self._start_ok = status is not None and status < 400 and outcome.reason in (
-                None,
-                "redirect",
-                "noindex",
-                "canonicalised-to",
-                "not-html",
+            self._start_ok = (
+                status is not None
+                and status < 400
+                and outcome.reason
+                in (
+                    None,
+                    "redirect",
+                    "noindex",
+                    "canonicalised-to",
+                    "not-html",
+                )
             )
             self._start_problem = None if self._start_ok else (outcome.reason or "failed")
 

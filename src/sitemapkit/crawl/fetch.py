@@ -148,15 +148,11 @@ class Fetcher:
             self.retried += 1
             await asyncio.sleep(wait)
 
-    async def _once(
-        self, url: str, want_body: Callable[[str | None], bool] | None
-    ) -> Response:
+    async def _once(self, url: str, want_body: Callable[[str | None], bool] | None) -> Response:
         self.requests += 1
         try:
             async with asyncio.timeout(self.total_timeout):
-                async with self.session.get(
-                    URL(url, encoded=True), allow_redirects=False
-                ) as resp:
+                async with self.session.get(URL(url, encoded=True), allow_redirects=False) as resp:
                     return await self._read(url, resp, want_body)
         except TimeoutError:
             return Response(url, None, _EMPTY_HEADERS, error="timeout", error_detail="timed out")

@@ -12,7 +12,7 @@ state is the only per-host memory the crawl keeps.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
 from urllib.parse import urlsplit
@@ -31,7 +31,7 @@ class RobotsRules(Protocol):
     def allowed(self, url: str, ua: str) -> bool: ...
     def crawl_delay(self, ua: str) -> float | None: ...
     @property
-    def sitemaps(self) -> list[str]: ...
+    def sitemaps(self) -> Sequence[str]: ...
 
 
 def origin_of(url: str) -> str:
