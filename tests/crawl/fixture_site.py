@@ -100,7 +100,7 @@ class FixtureSite:
                         "/files/report.pdf",
                         "/caf%C3%A9",
                         "http://other.invalid/page",
-                        "/calendar?month=1",
+                        "/calendar/2024/01",
                         "/huge",
                         "/slow",
                         "/busy",
@@ -127,7 +127,8 @@ class FixtureSite:
             return Page(html("Blog", links("post-1", "post-2?utm_source=news", "./post-1#c")))
         if path in ("/blog/post-1", "/blog/post-2"):
             return Page(
-                html(path, links("/blog/")), headers={"Last-Modified": "Tue, 02 Jan 2024 03:04:05 GMT"}
+                html(path, links("/blog/")),
+                headers={"Last-Modified": "Tue, 02 Jan 2024 03:04:05 GMT"},
             )
         if path == "/relative/":
             return Page(html("Relative", links("page", "../about"), head="<base href='/based/'>"))
@@ -137,7 +138,11 @@ class FixtureSite:
             return Page(html("Protocol-relative"))
         if path == "/noindex-meta":
             return Page(
-                html("Noindex", links("/only-from-noindex"), head="<meta name='robots' content='noindex'>")
+                html(
+                    "Noindex",
+                    links("/only-from-noindex"),
+                    head="<meta name='robots' content='noindex'>",
+                )
             )
         if path == "/only-from-noindex":
             return Page(html("Linked from a noindex page"))
@@ -147,6 +152,8 @@ class FixtureSite:
             return Page(html("Dup", head=f"<link rel='canonical' href='{base}/about'>"))
         if path == "/old":
             return Page(status=301, headers={"Location": "/new"})
+        if path == "/to-ip":
+            return Page(status=301, headers={"Location": f"http://127.0.0.1:{self.port}/about"})
         if path == "/new":
             return Page(html("New home of old"))
         if path == "/loop-a":
@@ -168,9 +175,10 @@ class FixtureSite:
             return Page(b"%PDF-1.4 not really", content_type="application/pdf")
         if path == "/café":
             return Page(html("Café", links("/")))
-        if path == "/calendar":
-            month = int(request.query.get("month", "1"))
-            return Page(html(f"Month {month}", links(f"/calendar?month={month + 1}")))
+        if path.startswith("/calendar/"):
+            year, month = (int(x) for x in path.split("/")[2:4])
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            return Page(html(f"{year}-{month}", links(f"/calendar/{year}/{month:02d}")))
         if path == "/huge":
             return Page(html("Huge", "x" * HUGE_BYTES))
         if path == "/slow":
@@ -178,7 +186,9 @@ class FixtureSite:
         if path == "/busy":
             if self.busy_left > 0:
                 self.busy_left -= 1
-                return Page("come back", status=429, headers={"Retry-After": "1"}, content_type="text/plain")
+                return Page(
+                    "come back", status=429, headers={"Retry-After": "1"}, content_type="text/plain"
+                )
             return Page(html("Busy, then fine"))
         if path == "/lang/en":
             return Page(
@@ -233,6 +243,28 @@ EXPECTED_SITEMAP_PATHS = {
     "/lang/en",
     "/lang/de",
     "/only-from-noindex",
+    # the trap guard admits 12 URLs of a calendar pattern, then stops the rest
+    *(f"/calendar/2024/{m:02d}" for m in range(1, 13)),
+}
+
+#: The reason each excluded path is recorded with.
+EXPECTED_REASONS = {
+    "/noindex-meta": "noindex",
+    "/noindex-header": "noindex",
+    "/canon-dup": "canonicalised-to",
+    "/old": "redirect",
+    "/loop-a": "redirect-loop",
+    "/loop-b": "redirect-loop",
+    "/chain/0": "redirect",
+    "/chain/10": "redirect-chain",
+    "/missing": "http-404",
+    "/broken": "http-500",
+    "/private/secret": "blocked-by-robots",
+    "/script.php": "blocked-by-robots",
+    "/files/report.pdf": "not-html",
+    "/huge": "too-large",
+    "/nofollow-target": "nofollow",
+    "/calendar/2025/01": "trap-pattern",
 }
 
 

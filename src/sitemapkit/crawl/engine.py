@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import aiohttp
 
@@ -33,6 +34,7 @@ from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.politeness import Politeness, origin_of
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
@@ -47,21 +49,21 @@ _FOLLOW_KINDS = frozenset({"a", "area", "meta-refresh"})
 #: Seconds between commits of the write batch (and progress reports).
 COMMIT_EVERY = 0.5
 #: Seconds between saves of the trap guard's counters into the store.
-SAVE_TRAPS_EVERY = 5.0
+SAVE_TRAPS_EVERY = 15.0
 
 
 class TrapChecker(Protocol):
     """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
 
     def check(self, url: str, depth: int) -> str | None: ...
-    def to_state(self) -> str: ...
+    def to_state(self) -> dict[str, Any]: ...
 
 
-def _trap_guard(state: str | None) -> TrapChecker:
-    from sitemapkit.crawl.traps import TrapGuard
-
-    guard: TrapChecker = TrapGuard() if state is None else TrapGuard.from_state(state)
-    return guard
+def _trap_guard(config: CrawlConfig, state: str | None) -> TrapChecker:
+    limits = TrapLimits() if config.max_depth is None else TrapLimits(max_depth=config.max_depth)
+    if state is None:
+        return TrapGuard(limits)
+    return TrapGuard.from_state(json.loads(state), limits)
 
 
 def query_policy(mode: str) -> QueryPolicy:
@@ -85,6 +87,9 @@ class CrawlStats:
     """Live counters for progress and the final summary."""
 
     started: float = field(default_factory=time.monotonic)
+    #: URLs taken from the frontier (what ``max_pages`` counts).
+    taken: int = 0
+    #: HTTP requests for pages (a redirect chain makes several).
     fetched: int = 0
     pages: int = 0
     errors: int = 0
@@ -136,7 +141,7 @@ class Crawler:
         self.policy = query_policy(config.query)
         self.scope = ScopeRule(config)
         self.stats = CrawlStats()
-        self.traps: TrapChecker = traps if traps is not None else _trap_guard(None)
+        self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
         self._wake = asyncio.Event()
         self._stop_reason: str | None = None
@@ -161,7 +166,7 @@ class Crawler:
             store.set_meta("released_on_resume", str(released))
             traps = store.get_meta("traps")
             if traps:
-                self.traps = _trap_guard(traps)
+                self.traps = _trap_guard(self.config, traps)
             for origin in (store.get_meta("scope_origins") or "").split():
                 self.scope.adopt(origin)
             start_row = store.add_urls([NewUrl(known, 0, None)])
@@ -238,7 +243,7 @@ class Crawler:
         store = self.store
         # Whatever was handed out but not finished goes back to the queue.
         store.release_claims()
-        store.set_meta("traps", self.traps.to_state())
+        store.set_meta("traps", json.dumps(self.traps.to_state()))
         store.set_meta("scope_origins", " ".join(self.scope.origins))
         if finished:
             state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
@@ -273,7 +278,7 @@ class Crawler:
             await asyncio.sleep(COMMIT_EVERY)
             now = time.monotonic()
             if now - last_traps > SAVE_TRAPS_EVERY:
-                self.store.set_meta("traps", self.traps.to_state())
+                self.store.set_meta("traps", json.dumps(self.traps.to_state()))
                 last_traps = now
             self.store.commit()
             if self._progress is not None:
@@ -281,7 +286,7 @@ class Crawler:
 
     def _limit_reached(self) -> str | None:
         cfg = self.config
-        if cfg.max_pages is not None and self.stats.fetched >= cfg.max_pages:
+        if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
             return "max-pages"
         if cfg.max_duration is not None and self.stats.elapsed >= cfg.max_duration:
             return "max-duration"
@@ -294,19 +299,15 @@ class Crawler:
             limit = self._limit_reached()
             if limit is not None:
                 self._stop_reason = limit
-                self._drain_queue()
+                if limit != "max-pages":  # claimed URLs count as pages: let them finish
+                    self._drain_queue()
                 return
             if self._queue.qsize() < low:
                 want = batch
                 if self.config.max_pages is not None:
-                    want = min(
-                        want,
-                        self.config.max_pages
-                        - self.stats.fetched
-                        - self.stats.active
-                        - self._queue.qsize(),
-                    )
+                    want = min(want, self.config.max_pages - self.stats.taken)
                 claimed = self.store.claim(want) if want > 0 else []
+                self.stats.taken += len(claimed)
                 for item in claimed:
                     self._queue.put_nowait(item)
                 self.stats.queued = self._queue.qsize()
@@ -415,9 +416,6 @@ class Crawler:
         """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
         if not self.scope.check(url):
             return ("out-of-scope", None)
-        max_depth = self.config.max_depth
-        if max_depth is not None and depth > max_depth:
-            return ("max-depth", f"depth {depth} > {max_depth}")
         trap = self.traps.check(url, depth)
         if trap is not None:
             return (trap, None)
