@@ -65,6 +65,8 @@ class Doc:
     fetch: FetchInfo | None = None
     errors: int = 0  # set by consumers (validator) to report index-child-invalid
     children: list[tuple[str, int]] = field(default_factory=list)
+    #: reading stopped early (malformed, cap hit): rules after that point did not run
+    stopped: bool = False
 
     @property
     def core_ns(self) -> str:
@@ -183,8 +185,15 @@ class Walker:
             await self.aclose()
 
     async def _walk_source(self, source: str) -> AsyncIterator[Event]:
+        if not is_url(source) and Path(source).name == "robots.txt":
+            async for ev in self._local_robots(source):
+                yield ev
+            return
         if not is_url(source):
-            doc = Doc(source=source, url=self.sitemap_url, path=source)
+            url = self.sitemap_url
+            if url is not None and url.endswith("/") and source != "-":
+                url += Path(source).name
+            doc = Doc(source=source, url=url, path=source)
             self.tops.append(doc)
             async for ev in self._read(doc):
                 yield ev
@@ -221,6 +230,23 @@ class Walker:
         self.tops.append(doc)
         async for ev in self._read(doc):
             yield ev
+
+    async def _local_robots(self, path: str) -> AsyncIterator[Event]:
+        base = self.sitemap_url or "http://localhost/"
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        urls, findings = parse_robots_sitemaps(text, base)
+        rdoc = Doc(source=path, url=None, path=path, kind="robots")
+        for f in findings:
+            yield Event("finding", rdoc, finding=Finding(f.code, f.severity, f.message, path,
+                                                         f.line, f.column, f.url))
+        if not findings and not urls:
+            yield Event("unreadable", rdoc, finding=_finding(
+                rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"))
+        for url in urls if self.sitemap_url or not findings else []:
+            doc = Doc(source=url, url=url)
+            self.tops.append(doc)
+            async for ev in self._read(doc):
+                yield ev
 
     async def _robots(
         self, url: str, session: aiohttp.ClientSession
@@ -296,14 +322,21 @@ class Walker:
             ):
                 yield self._missing(doc, p.message, p.code)
                 return
+            doc.stopped = True
             yield Event("finding", doc, finding=_finding(doc, p.code, Severity.ERROR, p.message))
         except ParseProblem as p:
+            doc.stopped = True
+            if parser is not None and parser.out:
+                nodes, parser.out = parser.out, []
+                self._collect_children(doc, nodes)
+                yield Event("nodes", doc, nodes)
             sev = Severity.ERROR
             yield Event(
                 "finding", doc, finding=_finding(doc, p.code, sev, p.message, p.line, p.col)
             )
         if isinstance(parser, TextParser):
             doc.facts.entries = parser.entries
+            doc.facts.byte_size = decoder.out_bytes
         elif parser is not None:
             doc.facts = parser.facts
         _set_kind(doc)
