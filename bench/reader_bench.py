@@ -204,6 +204,12 @@ def main() -> int:
             if expect is not None and m.extra["lines"] != expect:
                 c.log(f"  !! {label}: {m.extra['lines']} URLs printed, expected {expect}")
         m.extra["stderr_tail"] = err.read_text(errors="replace")[-400:]
+        if kind == "validate":
+            text = (out.read_text(errors="replace") + m.extra["stderr_tail"]).strip()
+            lines = text.splitlines() or [""]
+            # Our summary line ("N sitemaps, M entries: 0 error(s) ..."), else the last line.
+            summary = [x for x in lines if "error(s)" in x] or lines[-1:]
+            m.extra["last_line"] = summary[0].replace(str(data) + "/", "")[:80]
         results.append(m)
         return m
 
@@ -245,7 +251,11 @@ def main() -> int:
                 else None
             )
             row["validate"] = (
-                run(f"ours validate {case}", [exe, "validate", str(path)], "validate")
+                run(
+                    f"ours validate {case}",
+                    [exe, "validate", "--sitemap-url", f"{base}/{path.name}", str(path)],
+                    "validate",
+                )
                 if ours_validate
                 else None
             )
@@ -321,7 +331,11 @@ def main() -> int:
             else None
         )
         row["validate"] = (
-            run(f"ours validate index {ik} files", [exe, "validate", *parts], "validate")
+            run(
+                f"ours validate index {ik} files",
+                [exe, "validate", "--sitemap-url", f"{base}/", *parts],
+                "validate",
+            )
             if ours_validate
             else None
         )
@@ -404,7 +418,7 @@ def report(
     lines.append("")
     lines.append(
         c.table(
-            ["run", "wall s", "peak MB", "tree MB", "maxrss MB", "exit", "URLs out"],
+            ["run", "wall s", "peak MB", "tree MB", "maxrss MB", "exit", "URLs out / last line"],
             [
                 [
                     m.label,
@@ -413,7 +427,7 @@ def report(
                     m.tree_peak_kib / 1024,
                     m.maxrss_kib / 1024,
                     m.returncode,
-                    m.extra.get("lines", "-"),
+                    m.extra.get("lines", m.extra.get("last_line", "-")),
                 ]
                 for m in results
             ],
