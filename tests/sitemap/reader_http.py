@@ -57,8 +57,14 @@ class SiteServer:
     def url(self, path: str = "/") -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
-    def body(self, path: str, data: bytes | str, *, status: int = 200,
-             headers: dict[str, str] | None = None) -> None:
+    def body(
+        self,
+        path: str,
+        data: bytes | str,
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         raw = data.encode() if isinstance(data, str) else data
         self.routes[path] = lambda _r: web.Response(body=raw, status=status, headers=headers)
 

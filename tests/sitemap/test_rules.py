@@ -139,7 +139,9 @@ def test_limits_of_files(tmp_path: Path) -> None:
     assert ("too-many-entries", 50_003) in codes
     assert "file-too-large" in {c for c, _ in codes}
     small = tmp_path / "mid.xml"
-    small.write_text(f"{head}<urlset {ns}>\n{body[: 11_000_000]}".rsplit("<url>", 1)[0] + "</urlset>")
+    small.write_text(
+        f"{head}<urlset {ns}>\n{body[:11_000_000]}".rsplit("<url>", 1)[0] + "</urlset>"
+    )
     rep = validate([str(small)], now=NOW)
     assert [f.code for f in rep.findings] == ["file-over-10mb"]
     assert rep.findings[0].severity is Severity.INFO
@@ -156,7 +158,12 @@ def _xml_fixtures() -> list[Path]:
     out = []
     for folder in ("good", "bad"):
         for p in sorted((FIX / folder).iterdir()):
-            if p.suffix == ".xml" and p.name not in ("xml-doctype.xml", "root-unknown.xml", "atom.xml", "rss.xml"):
+            if p.suffix == ".xml" and p.name not in (
+                "xml-doctype.xml",
+                "root-unknown.xml",
+                "atom.xml",
+                "rss.xml",
+            ):
                 out.append(p)
     return out
 
@@ -177,7 +184,9 @@ def test_schema_never_rejects_what_we_pass(path: Path, xsd_dir: Path) -> None:
     # RULES.md deliberately ranks these two below error although the XSD rejects them.
     lenient = [f for f in rep.findings if f.code in ("urlset-empty", "ext-unknown-namespace")]
     if proc.returncode != 0:
-        assert ours or lenient, f"xmllint rejects {path.name} but we found no error:\n{proc.stderr.decode()}"
+        assert ours or lenient, (
+            f"xmllint rejects {path.name} but we found no error:\n{proc.stderr.decode()}"
+        )
     if not ours and not lenient:
         assert proc.returncode == 0, proc.stderr.decode()
 
