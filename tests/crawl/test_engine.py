@@ -57,7 +57,9 @@ def test_fixture_site_gives_the_exact_sitemap_and_reasons(site: FixtureSite, db_
     assert all(ua.startswith("sitemapkit/") for ua in site.user_agents)
 
 
-def test_records_carry_lastmod_source_redirects_and_inlinks(site: FixtureSite, db_path: Path) -> None:
+def test_records_carry_lastmod_source_redirects_and_inlinks(
+    site: FixtureSite, db_path: Path
+) -> None:
     run(CrawlConfig(site.base + "/", max_body=SMALL_BODY), db_path)
     records = {r.url.removeprefix(site.base): r for r in iter_page_records(db_path)}
     home = records["/"]
@@ -100,9 +102,7 @@ def test_ignore_robots_and_follow_nofollow(site: FixtureSite, db_path: Path) -> 
 
 
 def test_scope_patterns_and_depth(site: FixtureSite, db_path: Path) -> None:
-    config = CrawlConfig(
-        site.base + "/", max_body=SMALL_BODY, exclude=(r"/blog/",), max_depth=1
-    )
+    config = CrawlConfig(site.base + "/", max_body=SMALL_BODY, exclude=(r"/blog/",), max_depth=1)
     run(config, db_path)
     got = reasons(db_path, site.base)
     assert got["/blog/"] == "out-of-scope"
