@@ -280,7 +280,7 @@ def serve(app_factory: Callable[[], web.Application], host: str = "127.0.0.1") -
         await runner.setup()
         site = web.TCPSite(runner, host, 0)
         await site.start()
-        server = site._server  # noqa: SLF001 - the port chosen by the OS
+        server = site._server
         sockets = getattr(server, "sockets", None) or []
         holder["port"] = sockets[0].getsockname()[1]
         holder["runner"] = runner
