@@ -17,31 +17,31 @@ from __future__ import annotations
 
 from typing import Final
 
-_BUCKET_BITS: Final = 16
-_BUCKETS: Final = 1 << _BUCKET_BITS
-_BUCKET_MASK: Final = _BUCKETS - 1
-_FP_BYTES: Final = 5
-_FP_MASK: Final = (1 << (8 * _FP_BYTES)) - 1
-_MASK64: Final = (1 << 64) - 1
+BUCKET_BITS: Final = 16
+BUCKETS: Final = 1 << BUCKET_BITS
+BUCKET_MASK: Final = BUCKETS - 1
+FP_BYTES: Final = 5
+FP_MASK: Final = (1 << (8 * FP_BYTES)) - 1
+MASK64: Final = (1 << 64) - 1
 
 
 class SeenUrls:
     """Fingerprints of the URLs written so far."""
 
-    __slots__ = ("_buckets", "count")
+    __slots__ = ("buckets", "count")
 
     def __init__(self) -> None:
-        self._buckets = [bytearray() for _ in range(_BUCKETS)]
+        self.buckets = [bytearray() for _ in range(BUCKETS)]
         self.count = 0
 
     def add(self, url: str) -> bool:
         """Remember ``url``; ``False`` when it was already there (a duplicate)."""
-        h = hash(url) & _MASK64
-        bucket = self._buckets[h & _BUCKET_MASK]
-        fp = ((h >> _BUCKET_BITS) & _FP_MASK).to_bytes(_FP_BYTES, "little")
+        h = hash(url) & MASK64
+        bucket = self.buckets[h & BUCKET_MASK]
+        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
         i = bucket.find(fp)
         while i >= 0:
-            if i % _FP_BYTES == 0:
+            if i % FP_BYTES == 0:
                 return False
             i = bucket.find(fp, i + 1)
         bucket += fp
@@ -51,12 +51,12 @@ class SeenUrls:
     def __contains__(self, url: object) -> bool:
         if not isinstance(url, str):
             return False
-        h = hash(url) & _MASK64
-        bucket = self._buckets[h & _BUCKET_MASK]
-        fp = ((h >> _BUCKET_BITS) & _FP_MASK).to_bytes(_FP_BYTES, "little")
+        h = hash(url) & MASK64
+        bucket = self.buckets[h & BUCKET_MASK]
+        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
         i = bucket.find(fp)
         while i >= 0:
-            if i % _FP_BYTES == 0:
+            if i % FP_BYTES == 0:
                 return True
             i = bucket.find(fp, i + 1)
         return False

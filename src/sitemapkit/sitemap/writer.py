@@ -36,19 +36,19 @@ import re
 import secrets
 import shutil
 import tempfile
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final
+from typing import IO, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
 from sitemapkit.model import UrlEntry
 from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.dedup import SeenUrls
+from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, MASK64, SeenUrls
 from sitemapkit.urls import Scope
 
 #: Rendered lines are joined and encoded this many at a time.
@@ -57,6 +57,7 @@ _BATCH: Final = 4096
 _SPILL_BYTES: Final = 8 * 1024 * 1024
 #: How many skipped entries are kept as examples.
 _EXAMPLES: Final = 20
+_LASTMOD_TYPES: Final = frozenset({str, date, datetime})
 
 
 @dataclass
@@ -428,10 +429,88 @@ class SitemapSetWriter:
         return True
 
     def add_all(self, entries: Iterable[UrlEntry]) -> None:
-        """Add every entry (see :meth:`add`)."""
+        """Add every entry (see :meth:`add`), fast.
+
+        The common entry (a plain in-scope URL, a lastmod seen before, room
+        in the open part, no extension) is handled inline here with local
+        variables; anything else (and every decision with a side effect:
+        a duplicate, a full part, an error) goes through :meth:`add`.
+        """
         add = self.add
-        for entry in entries:
-            add(entry)
+        if self._text or self._done:
+            for entry in entries:
+                add(entry)
+            return
+        prefix = self._prefix
+        bad_char: Callable[[str, int], object]
+        if prefix is None:
+            prefix = ""
+            bad_char = xml.NOT_PLAIN_URI
+        else:
+            bad_char = cast("Callable[[str, int], object]", xml.NOT_PLAIN_PATH)
+        plen = len(prefix)
+        max_loc = limits.MAX_LOC_LENGTH
+        lm_cache = self._lm_cache
+        seen = self._seen
+        buckets = seen.buckets if seen is not None else []
+        url_line = xml.url_line
+        max_urls = self.options.max_urls
+        max_body = self.options.max_bytes - self._tail_len
+        head_lens = self._head_lens
+        count, body, urls = self._count, self._body, self.urls
+        max_key, lines = self._max_key, self._lines
+        try:
+            for entry in entries:
+                line = None
+                if (
+                    type(entry) is UrlEntry
+                    and not entry.images
+                    and not entry.videos
+                    and entry.news is None
+                    and not entry.alternates
+                    and entry.changefreq is None
+                    and entry.priority is None
+                ):
+                    loc = entry.loc
+                    if (
+                        type(loc) is str
+                        and loc.startswith(prefix)
+                        and len(loc) < max_loc
+                        and bad_char(loc, plen) is None
+                    ):
+                        lm = entry.lastmod
+                        cached = lm_cache.get(lm) if type(lm) in _LASTMOD_TYPES else None
+                        if lm is None or cached is not None:
+                            line = url_line(loc, cached[0] if cached is not None else None)
+                            size = len(line)
+                            if count >= max_urls or head_lens[self._ns] + body + size > max_body:
+                                line = None
+                            elif seen is not None:
+                                h = hash(loc) & MASK64
+                                bucket = buckets[h & BUCKET_MASK]
+                                fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
+                                if bucket.find(fp) >= 0:
+                                    line = None  # maybe a duplicate: let add() decide
+                                else:
+                                    bucket += fp
+                                    seen.count += 1
+                if line is None:
+                    self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
+                    add(entry)
+                    count, body, urls = self._count, self._body, self.urls
+                    max_key, lines = self._max_key, self._lines
+                    continue
+                count += 1
+                body += size
+                urls += 1
+                if cached is not None and cached[1] > max_key:
+                    max_key = cached[1]
+                    self._max_lastmod = cached[0]
+                lines.append(line)
+                if len(lines) >= _BATCH:
+                    self._flush_lines()
+        finally:
+            self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:

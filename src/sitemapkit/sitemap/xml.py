@@ -51,6 +51,15 @@ PLAIN_URI: Final = re.compile(
     r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*"
 ).fullmatch
 
+#: With ``pos`` after a known-clean prefix: ``None`` when the rest needs no escaping.
+NOT_PLAIN_PATH: Final = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]").search
+
+
+def NOT_PLAIN_URI(url: str, pos: int = 0) -> object:  # noqa: N802 - used like the pattern above
+    """``None`` when ``url`` is a plain URI (see :data:`PLAIN_URI`), else a truthy value."""
+    return None if PLAIN_URI(url, pos) is not None else True
+
+
 _LANG = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
 _HREFLANG = re.compile(r"x-default|[a-z]{2}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?", re.IGNORECASE)
 _COUNTRIES = re.compile(r"[A-Z]{2}")
