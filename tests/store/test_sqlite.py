@@ -77,7 +77,7 @@ def test_frontier_is_shallowest_first_and_deduplicated(store: SqliteStore) -> No
 
 
 def test_held_urls_are_requeued_by_a_followed_link(store: SqliteStore) -> None:
-    ids = store.add_urls([NewUrl("http://a/nf", 1, None, UrlState.HELD, "nofollow")])
+    ids = store.add_urls([NewUrl("http://a/nf", 1, None, UrlState.HELD, "nofollow-only")])
     assert store.claim(5) == []
     url_id, state = ids["http://a/nf"]
     assert state == UrlState.HELD

@@ -379,19 +379,23 @@ class Crawler:
                     )
                     self._finish(c, loop, keep_status=c is not current)
                 return
-            self._finish(current, outcome)
             if len(chain) > MAX_REDIRECTS:
-                self.store.finish(
-                    current.id,
-                    Outcome(
-                        status=status,
-                        reason="redirect-chain",
-                        redirect_to=target,
-                        detail=f"more than {MAX_REDIRECTS} redirects from {item.url}",
-                        fetched_at=outcome.fetched_at,
-                    ),
-                )
+                # Too long: every hop is marked, the chain's start first in the inventory.
+                detail = f"more than {MAX_REDIRECTS} redirects from {item.url}"
+                for c in chain:
+                    self._finish(
+                        c,
+                        Outcome(
+                            status=outcome.status if c is current else None,
+                            reason="redirect-chain",
+                            redirect_to=target if c is current else None,
+                            detail=detail,
+                            fetched_at=outcome.fetched_at,
+                        ),
+                        keep_status=c is not current,
+                    )
                 return
+            self._finish(current, outcome)
             decided = self._judge(target, current.depth)
             if decided is not None:
                 ids = self.store.add_urls(
@@ -485,6 +489,10 @@ class Crawler:
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
+        elif facts.meta_refresh is not None and facts.meta_refresh != item.url:
+            # An instant meta refresh is a redirect to search engines: the target counts.
+            out.reason = "redirect"
+            out.redirect_to = facts.meta_refresh
         elif facts.noindex:
             out.reason = "noindex"
         elif not facts.self_canonical and facts.canonical != item.url:
@@ -532,7 +540,7 @@ class Crawler:
             if decided is not None:
                 rows.append(NewUrl(url, depth, item.id, UrlState.DONE, *decided))
             elif not followable:
-                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow"))
+                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow-only"))
             else:
                 rows.append(NewUrl(url, depth, item.id))
         if rows:
