@@ -35,9 +35,17 @@ class RobotsRules(Protocol):
 
 
 def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a normalised URL."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    """``scheme://host[:port]`` of a normalised URL (plain string work: called per fetch)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}"
+    end = len(rest)
+    for ch in "/?#":
+        i = rest.find(ch)
+        if 0 <= i < end:
+            end = i
+    return f"{scheme}://{rest[:end]}"
 
 
 def robots_token(user_agent: str) -> str:
