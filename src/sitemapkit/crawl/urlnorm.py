@@ -109,7 +109,11 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Already normal: lower-case host, no port, path and query of safe characters only,
 # no escapes, no dot segments, no fragment, no session path parameter.
-_FAST = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?")
+_LABEL = r"[a-wyz0-9](?:[a-z0-9-]*[a-z0-9])?"  # a label not starting "x" skips the IDNA check
+_FAST = re.compile(
+    rf"https?://(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x)(?:\.(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x))*"
+    r"(?:/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?"
+)
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _TAB_NL = re.compile(r"[\t\n\r]")
 _HOST_OK = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
@@ -174,7 +178,7 @@ def _host(raw: str) -> str | None:
     if host.isascii():
         if host.startswith("["):
             return host if re.fullmatch(r"\[[0-9a-f:.]+\]", host) else None
-        if not _HOST_OK.fullmatch(host):
+        if not _HOST_OK.fullmatch(host) or ".." in host:
             return None
         if "xn--" in host:
             try:
