@@ -92,8 +92,11 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 def _connect(path: Path | str, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        # A read-write open with query_only: a read-only *file* open of a WAL database
+        # would leave -wal/-shm files behind when it is the last connection to close.
+        uri = f"{Path(path).resolve().as_uri()}?mode=rw"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 5000")
