@@ -39,7 +39,7 @@ class Progress:
             return
         line = (
             f"crawled {stats.fetched:,} · in sitemap {stats.in_sitemap:,} · "
-            f"active {stats.active} · buffered {stats.queued} · "
+            f"queued {stats.frontier + stats.queued:,} · active {stats.active} · "
             f"{stats.rate:,.1f}/s · errors {stats.errors:,}"
         )
         pad = max(0, self._width - len(line))

@@ -94,7 +94,10 @@ class CrawlStats:
     pages: int = 0
     errors: int = 0
     in_sitemap: int = 0
+    #: URLs claimed and waiting in memory for a worker.
     queued: int = 0
+    #: URLs waiting in the store's frontier (refreshed with the progress line).
+    frontier: int = 0
     active: int = 0
 
     @property
@@ -282,6 +285,7 @@ class Crawler:
                 last_traps = now
             self.store.commit()
             if self._progress is not None:
+                self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
 
     def _limit_reached(self) -> str | None:

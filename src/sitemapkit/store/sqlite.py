@@ -325,6 +325,10 @@ class SqliteStore:
     def counts(self) -> dict[str, int]:
         return _counts(self._conn)
 
+    def queued(self) -> int:
+        """URLs waiting in the frontier (a count over the partial queue index)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
+
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
 
