@@ -132,6 +132,10 @@ def explain(db: Path, url: str, out: TextIO) -> int:
 
     if not is_crawl_db(db):
         raise InputError(f"{db}: not a sitemapkit crawl database")
+    if url.startswith("/"):
+        # A path: on the crawled site's origin.
+        site = default_base_url(db)
+        url = (site or "").rstrip("/") + url
     candidates = [url]
     norm = normalize(url)
     if norm is not None and norm != url:
@@ -224,7 +228,9 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
-@click.option("--why", "why_url", help="Explain one URL's fate in --db, then exit.")
+@click.option(
+    "--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit."
+)
 @click.pass_context
 def crawl(
     ctx: click.Context,
