@@ -72,7 +72,8 @@ def run_crawl(
     """Run one crawl (or resume one) into ``db``; the store is closed afterwards."""
     store = SqliteStore(db)
     try:
-        crawler = Crawler(config, store, progress=progress)
+        draw = progress if progress is not None and progress.enabled else None
+        crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
         store.close()

@@ -400,6 +400,13 @@ class Crawler:
                     )
                 return
             self._finish(current, outcome)
+            known = self.store.lookup([target]).get(target)
+            if known is not None:
+                # Already seen: it was, or will be, crawled (and judged) on its own.
+                self._link(current.id, [(known[0], False, "redirect")])
+                if known[1] == UrlState.HELD:
+                    self.store.requeue([(known[0], current.depth)])
+                return
             decided = self._judge(target, current.depth)
             if decided is not None:
                 ids = self.store.add_urls(
@@ -408,12 +415,9 @@ class Crawler:
                 self._link(current.id, [(ids[target][0], False, "redirect")])
                 return
             nxt = self.store.claim_url(target, current.depth, current.id)
-            known = self.store.add_urls([NewUrl(target, current.depth, current.id)])
-            self._link(current.id, [(known[target][0], False, "redirect")])
-            if nxt is None:
-                if known[target][1] == UrlState.HELD:
-                    self.store.requeue([(known[target][0], current.depth)])
-                return  # already known: it was, or will be, crawled on its own
+            if nxt is None:  # pragma: no cover - looked up just above, same thread
+                return
+            self._link(current.id, [(nxt.id, False, "redirect")])
             if not await self._polite.allowed(target):
                 self._finish(nxt, Outcome(reason="blocked-by-robots"))
                 return
