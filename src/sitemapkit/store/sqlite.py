@@ -36,7 +36,7 @@ from sitemapkit.store.base import (
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
-_CACHE_MAX = 200_000
+_CACHE_MAX = 50_000
 _IN_CHUNK = 400
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -142,7 +142,7 @@ class SqliteStore:
                 raise StoreError(f"{self.path}: cannot switch the database to WAL mode")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA temp_store = MEMORY")
-            self._conn.execute("PRAGMA cache_size = -16000")
+            self._conn.execute("PRAGMA cache_size = -4000")
             _migrate(self._conn, str(self.path))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
