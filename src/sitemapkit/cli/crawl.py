@@ -229,9 +229,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
-@click.option(
-    "--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit."
-)
+@click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
     ctx: click.Context,
