@@ -479,7 +479,9 @@ def extract_page(
             if target:
                 refresh_url = normalize(target, page_url, policy=qp)
                 break
-    if refresh_url is not None and refresh_url != page_url:
+    if refresh_url == page_url:
+        refresh_url = None  # a page that reloads itself is not a redirect
+    if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
     for href, nofollow, kind in raw_links:
         absolute = normalize(href, resolve_base, policy=qp)
