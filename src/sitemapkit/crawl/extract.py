@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -332,10 +333,10 @@ def _json_ld_modified(text: str) -> str | None:
         data: Any = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    queue: list[Any] = [data]
+    queue: deque[Any] = deque([data])
     seen = 0
     while queue and seen < 10_000:
-        item = queue.pop(0)
+        item = queue.popleft()
         seen += 1
         if isinstance(item, dict):
             value = item.get("dateModified")
