@@ -35,6 +35,7 @@ __all__ = [
     "QueryPolicy",
     "dedup_key",
     "normalize",
+    "resolve",
 ]
 
 #: Parameters that name a visitor, a session or an ad click, never a different page.
@@ -111,8 +112,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 # no escapes, no dot segments, no fragment, no session path parameter.
 _LABEL = r"[a-wyz0-9](?:[a-z0-9-]*[a-z0-9])?"  # a label not starting "x" skips the IDNA check
 _FAST = re.compile(
-    rf"https?://(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x)(?:\.(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x))*"
-    r"(?:/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?"
+    rf"(https?://(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x)(?:\.(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x))*)"
+    r"(/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?"
+    r"(?:\?([A-Za-z0-9\-_~!$'()*+,:@/.=&;?]*))?"
 )
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _TAB_NL = re.compile(r"[\t\n\r]")
@@ -215,8 +217,15 @@ def _query(query: str, policy: QueryPolicy) -> str:
 
 @lru_cache(maxsize=131072)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
-    if _FAST.fullmatch(url) and _DOT_SEGMENT.search(url, url.find("/", url.find("//") + 2)) is None:
-        return url if url.count("/") > 2 else url + "/"
+    fast = _FAST.fullmatch(url)
+    if fast is not None:
+        # Lower-case host, no port, no escapes, no fragment: only dot segments and
+        # the query can still change.
+        origin, path, query = fast.groups()
+        path = _remove_dot_segments(path) if path else "/"
+        if query:
+            query = _query(query, policy)
+        return f"{origin}{path}?{query}" if query else f"{origin}{path}"
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -307,23 +316,38 @@ def normalize(
 
     Never raises on any text: what a page's ``href`` holds is not our caller's mistake.
     """
-    text = _clean(url)
+    if base is None:
+        text = _clean(url)
+        if "#" in text:
+            text = text.split("#", 1)[0]
+        return _absolute(text, policy)
+    base_norm = normalize(base, policy=policy)
+    if base_norm is None:
+        text = _clean(url)
+        if not text or _SCHEME.match(text) is None:
+            return None
+        return normalize(text, policy=policy)
+    return resolve(url, base_norm, policy=policy)
+
+
+def resolve(ref: str, base: str, *, policy: QueryPolicy = _DEFAULT_POLICY) -> str | None:
+    """:func:`normalize` for a ``base`` that is already a :func:`normalize` result.
+
+    The hot path of link extraction: a page's links all share one base, so it is
+    normalised once by the caller instead of once per link.
+    """
+    text = _clean(ref)
     if "#" in text:
         text = text.split("#", 1)[0]
+    if not text:
+        return base
     try:
-        if base is not None:
-            base_norm = normalize(base, policy=policy)
-            if base_norm is None:
-                return None if not text or _SCHEME.match(text) is None else _absolute(text, policy)
-            if not text:
-                return base_norm
-            joined = _join(base_norm, text)
-            if joined is None:
-                return None
-            text = joined
-        return _normalize_absolute(text, policy)
-    except (ValueError, UnicodeError):
+        joined = _join(base, text)
+    except ValueError:
         return None
+    if joined is None:
+        return None
+    return _absolute(joined, policy)
 
 
 def _absolute(text: str, policy: QueryPolicy) -> str | None:
