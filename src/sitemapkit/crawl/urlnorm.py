@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import idna
 
@@ -115,6 +115,10 @@ _FAST = re.compile(
     rf"(https?://(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x)(?:\.(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x))*)"
     r"(/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?"
     r"(?:\?([A-Za-z0-9\-_~!$'()*+,:@/.=&;?]*))?"
+)
+# scheme, authority, path, query (RFC 3986 appendix B, for "//" URLs only).
+_SPLIT = re.compile(
+    r"([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?", re.DOTALL
 )
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _TAB_NL = re.compile(r"[\t\n\r]")
@@ -226,39 +230,49 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
         if query:
             query = _query(query, policy)
         return f"{origin}{path}?{query}" if query else f"{origin}{path}"
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-        hostname = parts.hostname
-    except ValueError:
+    m = _SPLIT.fullmatch(url)
+    if m is None:
         return None
-    scheme = parts.scheme.lower()
+    scheme_raw, authority, path, query_raw = m.groups()
+    scheme = scheme_raw.lower()
     default_port = _DEFAULT_PORTS.get(scheme)
-    if default_port is None or not hostname:
+    if default_port is None:
         return None
-    if "[" in parts.netloc:
-        bracket = parts.netloc[parts.netloc.index("[") : parts.netloc.index("]") + 1]
-        host = _host(bracket)
+    # One pass over the authority (urlsplit's properties would re-parse it per field).
+    userinfo, _, hostport = authority.rpartition("@")
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            return None
+        raw_host, port_text = hostport[: end + 1], hostport[end + 1 :]
+        if port_text and not port_text.startswith(":"):
+            return None
+        port_text = port_text[1:]
     else:
-        host = _host(hostname)
+        raw_host, _, port_text = hostport.partition(":")
+    host = _host(raw_host)
     if host is None:
         return None
     netloc = host
-    if parts.username is not None or parts.password is not None:
-        userinfo = _normalize_escapes(parts.username or "").replace(":", "%3A").replace("@", "%40")
-        if parts.password is not None:
-            userinfo += ":" + _normalize_escapes(parts.password).replace("@", "%40")
-        netloc = f"{userinfo}@{netloc}"
-    if port is not None and port != default_port:
-        netloc += f":{port}"
-    path = parts.path
+    if userinfo:
+        user, colon, password = userinfo.partition(":")
+        info = _normalize_escapes(user).replace("@", "%40")
+        if colon:
+            info += ":" + _normalize_escapes(password).replace("@", "%40").replace(":", "%3A")
+        netloc = f"{info}@{netloc}"
+    if port_text:
+        if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:
+            return None
+        port = int(port_text)
+        if port > 65535:
+            return None
+        if port != default_port:
+            netloc += f":{port}"
     if ";" in path:
         path = _SESSION_PATH_PARAM.sub("", path)
     path = _normalize_escapes(path) if path else "/"
-    if not path.startswith("/"):
-        path = "/" + path
     path = _remove_dot_segments(path)
-    query = _query(_normalize_escapes(parts.query), policy) if parts.query else ""
+    query = _query(_normalize_escapes(query_raw), policy) if query_raw else ""
     if query:
         return f"{scheme}://{netloc}{path}?{query}"
     return f"{scheme}://{netloc}{path}"
