@@ -193,3 +193,15 @@ def test_idempotent_on_whatever_is_accepted(text: str) -> None:
 )
 def test_authority_edge_cases(url: str, expected: str | None) -> None:
     assert normalize(url) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(_urls)
+def test_output_is_already_what_the_writer_emits(url: str) -> None:
+    """The writer's ``iri_to_uri`` must leave a crawled URL unchanged (no double escaping)."""
+    from sitemapkit.urls import iri_to_uri, is_escaped_uri
+
+    once = normalize(url)
+    assert once is not None
+    assert is_escaped_uri(once)
+    assert iri_to_uri(once) == once
