@@ -175,3 +175,33 @@ def test_idempotent_on_whatever_is_accepted(text: str) -> None:
     once = normalize("http://example.com/" + text)
     if once is not None:
         assert normalize(once) == once
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("http://u:p@Example.com:8080/a", "http://u:p@example.com:8080/a"),
+        ("http://@example.com/", "http://example.com/"),
+        ("http://a@b@example.com/", "http://a%40b@example.com/"),
+        ("http://example.com:/x", "http://example.com/x"),
+        ("http://[::1/", None),
+        ("http://[::1]x/", None),
+        ("http://example.com:80a/", None),
+        ("http://example.com:\uff10/", None),
+        ("http://example.com:065535/", None),
+    ],
+)
+def test_authority_edge_cases(url: str, expected: str | None) -> None:
+    assert normalize(url) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(_urls)
+def test_output_is_already_what_the_writer_emits(url: str) -> None:
+    """The writer's ``iri_to_uri`` must leave a crawled URL unchanged (no double escaping)."""
+    from sitemapkit.urls import iri_to_uri, is_escaped_uri
+
+    once = normalize(url)
+    assert once is not None
+    assert is_escaped_uri(once)
+    assert iri_to_uri(once) == once

@@ -318,3 +318,22 @@ def serve_demo(host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
         loop.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m sitemapkit.demo.server [PORT]``: serve the demo site until Ctrl-C."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    port = int(args[0]) if args else 8765
+    try:
+        with serve_demo(port=port) as base:
+            sys.stderr.write(f"Northwind Lamps demo site at {base} (Ctrl-C to stop)\n")
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
