@@ -213,12 +213,6 @@ class SitemapSetWriter:
 
     # -- parts -----------------------------------------------------------------------
     def _new_part(self) -> None:
-        if len(self._closed) >= limits.MAX_SITEMAPS_PER_INDEX:
-            raise LimitError(
-                f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most one "
-                "sitemap index may list (indexes never nest); split the input into several sets",
-                limit="index-entries",
-            )
         self._lines: list[str] = []
         self._chunks: list[bytes] = []
         self._spill: IO[bytes] | None = None
@@ -411,6 +405,12 @@ class SitemapSetWriter:
                     "the set needs more than one file, so sitemap.xml must be an index with "
                     "absolute URLs: give the URL the files will be served from (--base-url)",
                     limit="index-needs-base-url",
+                )
+            if len(self._closed) + 2 > limits.MAX_SITEMAPS_PER_INDEX:
+                raise LimitError(
+                    f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most one "
+                    "sitemap index may list (indexes never nest); split the input into several sets",
+                    limit="index-entries",
                 )
             self._close_part()
             part_ns = ns
