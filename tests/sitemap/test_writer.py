@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import itertools
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, date, datetime
@@ -45,7 +46,8 @@ def entries_of_exact_size(count: int, total: int) -> list[UrlEntry]:
         line = q + (1 if i < r else 0)
         stem = f"{BASE}{i:06d}/"
         pad = line - PLAIN_LINE - len(stem)
-        assert 0 <= pad and len(stem) + pad < limits.MAX_LOC_LENGTH
+        assert pad >= 0
+        assert len(stem) + pad < limits.MAX_LOC_LENGTH
         out.append(UrlEntry(stem + "a" * pad))
     return out
 
@@ -211,7 +213,7 @@ def test_lower_byte_limit_is_exact_including_namespace_growth(tmp_path: Path) ->
     result = write_sitemaps(entries, tmp_path, WriterOptions(base_url=BASE, max_bytes=max_bytes))
     parts = result.files[:-1]
     assert len(parts) > 10
-    for prev, nxt in zip(parts, parts[1:], strict=False):
+    for prev, nxt in itertools.pairwise(parts):
         data = prev.read_bytes()
         assert len(data) <= max_bytes
         first_line = nxt.read_bytes().split(b"\n")[2] + b"\n"

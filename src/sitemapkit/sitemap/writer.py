@@ -408,8 +408,9 @@ class SitemapSetWriter:
                 )
             if len(self._closed) + 2 > limits.MAX_SITEMAPS_PER_INDEX:
                 raise LimitError(
-                    f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most one "
-                    "sitemap index may list (indexes never nest); split the input into several sets",
+                    f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most "
+                    "one sitemap index may list (indexes never nest); split the input into "
+                    "several sets",
                     limit="index-entries",
                 )
             self._close_part()
