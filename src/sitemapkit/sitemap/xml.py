@@ -278,7 +278,7 @@ def _image(image: Image, t: _Text) -> str:
 
 
 def _required_text(value: str | None, field: str, rule: str, limit: int | None = None) -> str:
-    if value is None or not str(value).strip():
+    if value is None or not drop_forbidden(str(value))[0].strip():
         raise InputError(f"{field} is required", rule=rule)
     if limit is not None and len(value) > limit:
         raise InputError(
