@@ -32,7 +32,8 @@ def parse(data: bytes, name: str = "-", fmt: str | None = None) -> list[tuple[in
 
 
 def test_text_lines_comments_blanks_and_numbers() -> None:
-    data = b"\xef\xbb\xbf# urls\n\nhttps://a.example/\n  https://a.example/b  \nhttps://a.example/x y\n"
+    data = b"\xef\xbb\xbf# urls\n\nhttps://a.example/\n  https://a.example/b  \n"
+    data += b"https://a.example/x y\n"
     out = parse(data)
     assert out[:2] == [(3, UrlEntry("https://a.example/")), (4, UrlEntry("https://a.example/b"))]
     number, error = out[2]

@@ -160,7 +160,9 @@ def test_round_trip(tmp_path_factory: pytest.TempPathFactory, items: list[UrlEnt
     for el, (uri, entry) in zip(urls, expected.items(), strict=True):
         loc = el.findtext(f"{SM}loc")
         assert loc == uri
-        assert loc.isascii() and is_escaped_uri(loc) and len(loc) < 2048
+        assert loc.isascii()
+        assert is_escaped_uri(loc)
+        assert len(loc) < 2048
         raw_path = xml.drop_forbidden(entry.loc)[0].strip()
         if not any(c in raw_path[8:] for c in "%#?\t\r\n\\"):
             assert unquote(urlsplit(loc).path) == urlsplit(raw_path).path
