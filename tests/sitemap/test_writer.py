@@ -17,6 +17,7 @@ from sitemapkit.errors import EntryError, InputError, LimitError
 from sitemapkit.model import Alternate, Image, News, UrlEntry, Video
 from sitemapkit.sitemap import xml
 from sitemapkit.sitemap.writer import (
+    EntryLike,
     SitemapSetWriter,
     WriterOptions,
     write_sitemaps,
@@ -499,7 +500,7 @@ def test_writer_is_single_use(tmp_path: Path) -> None:
 
 def test_add_and_add_all_write_the_same(tmp_path: Path) -> None:
     rng = random.Random(3)
-    entries = []
+    entries: list[EntryLike] = []
     for _ in range(3000):
         i = rng.randrange(2000)
         loc = rng.choice([f"{BASE}p/{i}", f"{BASE}p/{i}?q=ü&r='1'", f"https://other.com/{i}"])
@@ -528,3 +529,11 @@ async def test_async_api(tmp_path: Path) -> None:
     )
     assert result.urls == 5
     assert result.is_index
+
+
+def test_short_entry_forms(tmp_path: Path) -> None:
+    entries: list[EntryLike] = [f"{BASE}a", (f"{BASE}b", "2024-01-01"), (f"{BASE}c", None)]
+    result = write_sitemaps(entries, tmp_path, WriterOptions(base_url=BASE))
+    assert locs(result.root) == [f"{BASE}a", f"{BASE}b", f"{BASE}c"]
+    with pytest.raises(EntryError):
+        write_sitemaps([(f"{BASE}a", "2024-01-01", "x")], tmp_path, WriterOptions())  # type: ignore[list-item]

@@ -42,22 +42,28 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final, cast
+from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.model import UrlEntry
+from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.sitemap import xml
 from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, MASK64, SeenUrls
 from sitemapkit.urls import Scope
 
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
+_BATCH_MASK: Final = _BATCH - 1
 #: A part's body stays in memory up to this size, then spills to a temporary file.
 _SPILL_BYTES: Final = 8 * 1024 * 1024
 #: How many skipped entries are kept as examples.
 _EXAMPLES: Final = 20
 _LASTMOD_TYPES: Final = frozenset({str, date, datetime})
+
+#: What :meth:`SitemapSetWriter.add` takes: an entry, a bare URL, or a ``(url, lastmod)``
+#: pair.  The two short forms are the common case and skip building a dataclass
+#: (a frozen dataclass costs ~1 µs to create, as much as writing the entry).
+EntryLike = UrlEntry | str | tuple[str, LastMod | None]
 
 
 @dataclass
@@ -308,7 +314,7 @@ class SitemapSetWriter:
             self._lm_cache[value] = cached
         return cached
 
-    def add(self, entry: UrlEntry) -> bool:
+    def add(self, entry: EntryLike) -> bool:
         """Add one entry; ``True`` if it will be written, ``False`` for a duplicate/skip.
 
         An invalid entry raises :class:`EntryError` (with its RULES.md code as
@@ -332,11 +338,11 @@ class SitemapSetWriter:
         if len(self.skipped_examples) < _EXAMPLES:
             self.skipped_examples.append(f"{rule}: {message}")
 
-    def _add(self, entry: UrlEntry) -> bool:
+    def _add(self, entry: EntryLike) -> bool:
         if self._done:
             raise PublishError("this writer was already committed or aborted")
         if not isinstance(entry, UrlEntry):
-            raise InputError(f"{entry!r} is not a UrlEntry", rule="loc-missing")
+            entry = _as_entry(entry)
         loc = entry.loc
         if xml.PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
             uri, dropped = loc, 0
@@ -429,7 +435,7 @@ class SitemapSetWriter:
         self.urls += 1
         return True
 
-    def add_all(self, entries: Iterable[UrlEntry]) -> None:
+    def add_all(self, entries: Iterable[EntryLike]) -> None:
         """Add every entry (see :meth:`add`), fast.
 
         The common entry (a plain in-scope URL, a lastmod seen before, room
@@ -439,7 +445,7 @@ class SitemapSetWriter:
         """
         add = self.add
         if self._text or self._done:
-            for entry in entries:
+            for entry in cast("Iterable[Any]", entries):
                 add(entry)
             return
         prefix = self._prefix
@@ -460,11 +466,22 @@ class SitemapSetWriter:
         head_lens = self._head_lens
         count, body, urls = self._count, self._body, self.urls
         max_key, lines = self._max_key, self._lines
+        room = max_body - head_lens[self._ns]  # body bytes the open part can still take
+        added = 0
         try:
-            for entry in entries:
+            for entry in cast("Iterable[Any]", entries):
                 line = None
-                if (
-                    type(entry) is UrlEntry
+                kind = type(entry)
+                loc: Any = None
+                if kind is tuple:
+                    try:
+                        loc, lm = entry
+                    except ValueError:
+                        loc = None
+                elif kind is str:
+                    loc, lm = entry, None
+                elif (
+                    kind is UrlEntry
                     and not entry.images
                     and not entry.videos
                     and entry.news is None
@@ -472,34 +489,39 @@ class SitemapSetWriter:
                     and entry.changefreq is None
                     and entry.priority is None
                 ):
-                    loc = entry.loc
-                    if (
-                        type(loc) is str
-                        and loc.startswith(prefix)
-                        and len(loc) < max_loc
-                        and bad_char(loc, plen) is None
-                    ):
-                        lm = entry.lastmod
+                    loc, lm = entry.loc, entry.lastmod
+                if (
+                    type(loc) is str
+                    and loc.startswith(prefix)
+                    and len(loc) < max_loc
+                    and bad_char(loc, plen) is None
+                ):
+                    if lm is None:
+                        cached = None
+                        line = url_line(loc, None)
+                    else:
                         cached = lm_cache.get(lm) if type(lm) in _LASTMOD_TYPES else None
-                        if lm is None or cached is not None:
-                            line = url_line(loc, cached[0] if cached is not None else None)
-                            size = len(line)
-                            if count >= max_urls or head_lens[self._ns] + body + size > max_body:
-                                line = None
-                            elif seen is not None:
-                                h = hash(loc) & MASK64
-                                bucket = buckets[h & BUCKET_MASK]
-                                fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                                if bucket.find(fp) >= 0:
-                                    line = None  # maybe a duplicate: let add() decide
-                                else:
-                                    bucket += fp
-                                    seen.count += 1
+                        if cached is not None:
+                            line = url_line(loc, cached[0])
+                    if line is not None:
+                        size = len(line)
+                        if count >= max_urls or body + size > room:
+                            line = None
+                        elif seen is not None:
+                            h = hash(loc) & MASK64
+                            bucket = buckets[h & BUCKET_MASK]
+                            fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
+                            if bucket.find(fp) >= 0:
+                                line = None  # maybe a duplicate: let add() decide
+                            else:
+                                bucket += fp
+                                added += 1
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
+                    room = max_body - head_lens[self._ns]
                     continue
                 count += 1
                 body += size
@@ -508,10 +530,12 @@ class SitemapSetWriter:
                     max_key = cached[1]
                     self._max_lastmod = cached[0]
                 lines.append(line)
-                if len(lines) >= _BATCH:
+                if not count & _BATCH_MASK:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
+            if seen is not None:
+                seen.count += added
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:
@@ -637,6 +661,16 @@ class SitemapSetWriter:
         self._temps.clear()
 
 
+def _as_entry(entry: object) -> UrlEntry:
+    if isinstance(entry, str):
+        return UrlEntry(entry)
+    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str):
+        return UrlEntry(entry[0], lastmod=entry[1])
+    raise InputError(
+        f"{entry!r} is not a UrlEntry, a URL or a (URL, lastmod) pair", rule="loc-missing"
+    )
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -646,7 +680,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 def write_sitemaps(
-    entries: Iterable[UrlEntry],
+    entries: Iterable[EntryLike],
     out_dir: str | os.PathLike[str],
     options: WriterOptions | None = None,
 ) -> WriteResult:
@@ -657,7 +691,7 @@ def write_sitemaps(
 
 
 async def write_sitemaps_async(
-    entries: AsyncIterable[UrlEntry],
+    entries: AsyncIterable[EntryLike],
     out_dir: str | os.PathLike[str],
     options: WriterOptions | None = None,
 ) -> WriteResult:
