@@ -3,10 +3,11 @@
 Both write N entries (loc + lastmod, 31 distinct dates) as a split set with an
 index, plain and gzip, each in its own subprocess; wall time (process start to
 exit, imports included) and peak RSS come from ``os.wait4``.  sitemapkit runs
-twice: fed ``(url, lastmod)`` pairs, and fed ``UrlEntry`` objects.  The entries are generated inside each child (a Python
-generator / a Node generator behind ``Readable.from``), so both sides pay for
-making their objects.  Node uses ``SitemapAndIndexStream`` (45,000 per file,
-its default, plus ``limit: 50000`` here to match) with ``createGzip`` for gzip.
+twice: fed ``(url, lastmod)`` pairs, and fed ``UrlEntry`` objects.  The
+entries are generated inside each child (a Python generator / a Node generator
+behind ``Readable.from``), so both sides pay for making their objects.  Node
+uses ``SitemapAndIndexStream`` with ``limit: 50000`` (its default is 45,000) and
+``createGzip`` for gzip.
 
 sitemapkit runs with ``fsync=False`` here because the npm package does not
 fsync either (the library default is ``fsync=True``).
@@ -68,7 +69,9 @@ const ext = gz ? '.xml.gz' : '.xml';
 const dates = [];
 for (let d = 1; d <= 31; d++) dates.push(`2024-01-${String(d).padStart(2, '0')}`);
 function* entries() {
-  for (let i = 0; i < n; i++) yield { url: `https://example.com/page/${i}`, lastmod: dates[i % 31] };
+  for (let i = 0; i < n; i++) {
+    yield { url: `https://example.com/page/${i}`, lastmod: dates[i % 31] };
+  }
 }
 const t0 = process.hrtime.bigint();
 const sms = new SitemapAndIndexStream({

@@ -68,6 +68,10 @@ def _fmt(n: int) -> str:
     return f"{n:,}"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def _summary(result: WriteResult, errors_skipped: int) -> list[str]:
     kind = (
         f"a sitemap index and {result.parts} parts"
@@ -75,8 +79,8 @@ def _summary(result: WriteResult, errors_skipped: int) -> list[str]:
         else f"{len(result.files)} file"
     )
     out = [
-        f"wrote {kind} to {result.root.parent}/: {_fmt(result.urls)} URLs, "
-        f"{_fmt(result.bytes)} bytes (uncompressed)"
+        f"wrote {kind} to {result.root.parent}/: {_count(result.urls, 'URL')}, "
+        f"{_count(result.bytes, 'byte')} (uncompressed)"
     ]
     out.extend(f"  {path}" for path in result.files)
     if result.duplicates:

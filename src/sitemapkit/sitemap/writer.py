@@ -48,7 +48,7 @@ from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, MASK64, SeenUrls
+from sitemapkit.sitemap.dedup import SeenUrls
 from sitemapkit.urls import Scope
 
 #: Rendered lines are joined and encoded this many at a time.
@@ -257,15 +257,13 @@ class SitemapSetWriter:
         size = len(head) + self._body + len(tail)
         chunks, spill = self._chunks, self._spill
         closed = _Closed(temp, self._count, size, self._max_lastmod)
-        if self.options.gzip:
-            # zlib releases the GIL: compress on the other core while the next part renders.
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="sitemap-gzip")
-            if self._closed and self._closed[-1].future is not None:
-                self._closed[-1].future.result()  # at most one part waits: memory stays flat
-            closed.future = self._executor.submit(self._write_file, temp, head, chunks, spill, tail)
-        else:
-            self._write_file(temp, head, chunks, spill, tail)
+        # zlib and file writes release the GIL: finish this part on the other core
+        # while the next one renders.
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="sitemap-write")
+        if self._closed and self._closed[-1].future is not None:
+            self._closed[-1].future.result()  # at most one part waits: memory stays flat
+        closed.future = self._executor.submit(self._write_file, temp, head, chunks, spill, tail)
         self._closed.append(closed)
         self._bytes_total += size
         self._new_part()
@@ -459,7 +457,7 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        buckets = seen.buckets if seen is not None else []
+        seen_add = seen.add if seen is not None else None
         url_line = xml.url_line
         max_urls = self.options.max_urls
         max_body = self.options.max_bytes - self._tail_len
@@ -467,7 +465,6 @@ class SitemapSetWriter:
         count, body, urls = self._count, self._body, self.urls
         max_key, lines = self._max_key, self._lines
         room = max_body - head_lens[self._ns]  # body bytes the open part can still take
-        added = 0
         try:
             for entry in cast("Iterable[Any]", entries):
                 line = None
@@ -507,15 +504,8 @@ class SitemapSetWriter:
                         size = len(line)
                         if count >= max_urls or body + size > room:
                             line = None
-                        elif seen is not None:
-                            h = hash(loc) & MASK64
-                            bucket = buckets[h & BUCKET_MASK]
-                            fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                            if bucket.find(fp) >= 0:
-                                line = None  # maybe a duplicate: let add() decide
-                            else:
-                                bucket += fp
-                                added += 1
+                        elif seen_add is not None and not seen_add(loc):
+                            line = None  # a duplicate: add() counts it
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
@@ -534,8 +524,6 @@ class SitemapSetWriter:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
-            if seen is not None:
-                seen.count += added
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:
