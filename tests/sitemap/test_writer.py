@@ -537,3 +537,23 @@ def test_short_entry_forms(tmp_path: Path) -> None:
     assert locs(result.root) == [f"{BASE}a", f"{BASE}b", f"{BASE}c"]
     with pytest.raises(EntryError):
         write_sitemaps([(f"{BASE}a", "2024-01-01", "x")], tmp_path, WriterOptions())  # type: ignore[list-item]
+
+
+def test_memory_stays_flat_without_dedup(tmp_path: Path) -> None:
+    """Part bodies are dropped once on disk: peak Python memory does not grow with the set."""
+    import tracemalloc
+
+    def peak(n: int) -> int:
+        tracemalloc.start()
+        try:
+            write_sitemaps(
+                ((f"{BASE}p/{i}", "2024-01-01") for i in range(n)),
+                tmp_path / str(n),
+                WriterOptions(base_url=BASE, dedup=False, fsync=False, max_urls=5_000),
+            )
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(20_000), peak(200_000)
+    assert large < small * 1.5 + 1_000_000
