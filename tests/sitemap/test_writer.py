@@ -549,11 +549,11 @@ def test_memory_stays_flat_without_dedup(tmp_path: Path) -> None:
             write_sitemaps(
                 ((f"{BASE}p/{i}", "2024-01-01") for i in range(n)),
                 tmp_path / str(n),
-                WriterOptions(base_url=BASE, dedup=False, fsync=False, max_urls=5_000),
+                WriterOptions(base_url=BASE, dedup=False, fsync=False, max_urls=2_000),
             )
             return tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
 
-    small, large = peak(20_000), peak(200_000)
+    small, large = peak(10_000), peak(100_000)
     assert large < small * 1.5 + 1_000_000
