@@ -557,3 +557,14 @@ def test_memory_stays_flat_without_dedup(tmp_path: Path) -> None:
 
     small, large = peak(10_000), peak(100_000)
     assert large < small * 1.5 + 1_000_000
+
+
+def test_same_instant_in_two_offsets_keeps_each_offset(tmp_path: Path) -> None:
+    from datetime import timedelta, timezone
+
+    a = datetime(2024, 1, 1, 12, tzinfo=UTC)
+    b = datetime(2024, 1, 1, 13, tzinfo=timezone(timedelta(hours=1)))
+    assert a == b
+    result = write_sitemaps([(f"{BASE}a", a), (f"{BASE}b", b)], tmp_path, WriterOptions())
+    lastmods = [el.text for el in read_xml(result.root).iter(f"{SM}lastmod")]
+    assert lastmods == ["2024-01-01T12:00:00Z", "2024-01-01T13:00:00+01:00"]

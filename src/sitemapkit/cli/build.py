@@ -9,6 +9,7 @@ publishes the good lines and reports what was skipped.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,7 +40,7 @@ class _Progress:
         if not enabled:
             return
         try:
-            size = Path(f"/proc/self/fd/{stream.fileno()}").stat().st_size
+            size = os.fstat(stream.fileno()).st_size
         except (OSError, ValueError, AttributeError):
             size = 0
         if size > 1_000_000:

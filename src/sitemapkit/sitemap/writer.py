@@ -55,7 +55,9 @@ _BATCH_MASK: Final = _BATCH - 1
 _SPILL_BYTES: Final = 8 * 1024 * 1024
 #: How many skipped entries are kept as examples.
 _EXAMPLES: Final = 20
-_LASTMOD_TYPES: Final = frozenset({str, date, datetime})
+#: Lastmod types the fast path looks up by value.  Not datetime: two aware datetimes
+#: of the same instant in different offsets are equal, yet are written differently.
+_LASTMOD_TYPES: Final = frozenset({str, date})
 
 #: What :meth:`SitemapSetWriter.add` takes: an entry, a bare URL, or a ``(url, lastmod)``
 #: pair.  The two short forms are the common case and skip building a dataclass
@@ -328,13 +330,14 @@ class SitemapSetWriter:
     def _lastmod(self, value: object) -> tuple[str, float]:
         if not isinstance(value, (str, date)):
             raise InputError(f"lastmod {value!r} is not a date, datetime or string", value=value)
-        cached = self._lm_cache.get(value)
+        key: object = (value, value.utcoffset()) if isinstance(value, datetime) else value
+        cached = self._lm_cache.get(key)
         if cached is None:
             text = xml.lastmod_text(value)
             cached = (text, xml.lastmod_key(text))
             if len(self._lm_cache) > 4096:
                 self._lm_cache.clear()
-            self._lm_cache[value] = cached
+            self._lm_cache[key] = cached
         return cached
 
     def add(self, entry: EntryLike) -> bool:
