@@ -410,6 +410,9 @@ def test_text_output(tmp_path: Path) -> None:
     assert [p.name for p in result.files] == ["sitemap-1.txt", "sitemap-2.txt", "sitemap.xml"]
     assert not (tmp_path / "sitemap.txt").exists()
     assert locs(tmp_path / "sitemap.xml") == [f"{BASE}sitemap-1.txt", f"{BASE}sitemap-2.txt"]
+    result = write_sitemaps(urls(2), tmp_path, WriterOptions(base_url=BASE, text=True, gzip=True))
+    assert [p.name for p in tmp_path.iterdir()] == ["sitemap.txt.gz"]
+    assert gzip.decompress(result.root.read_bytes()) == f"{BASE}p/0\n{BASE}p/1\n".encode()
 
 
 def test_index_lastmod_is_the_latest_of_each_part(tmp_path: Path, check_set: CheckSet) -> None:

@@ -24,7 +24,7 @@ is an index of ``sitemap-1.xml`` ... (absolute URLs under ``base_url``).
 With ``gzip`` every file, the index too, gets ``.gz`` (``sitemap.xml.gz`` is
 the stable entry point).  With ``text`` the parts are ``.txt`` (one URL per
 line; extensions cannot be expressed and are left out) and, when split, the
-index is still ``sitemap.xml``.
+index is still ``sitemap.xml``; with both, ``.txt.gz``.
 """
 
 from __future__ import annotations
@@ -224,7 +224,7 @@ class SitemapSetWriter:
         self._bytes_total = 0
         # the open part
         self._text = opts.text
-        self._ext = ".txt" if opts.text else (".xml.gz" if opts.gzip else ".xml")
+        self._ext = (".txt" if opts.text else ".xml") + (".gz" if opts.gzip else "")
         self._tail_len = 0 if opts.text else len(xml.URLSET_TAIL)
         self._head_lens = [0 if opts.text else len(xml.urlset_head(ns)) for ns in range(16)]
         self._new_part()
@@ -662,7 +662,7 @@ class SitemapSetWriter:
             raise PublishError(f"cannot publish the set in {self.out_dir}: {exc}") from exc
         keep = {dst.name for _, dst in moves}
         base = re.escape(self.options.basename)
-        stale = re.compile(rf"{base}(?:-\d+)?\.(?:xml|xml\.gz|txt)")
+        stale = re.compile(rf"{base}(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
         for path in self.out_dir.iterdir():
             if path.name not in keep and stale.fullmatch(path.name) and path.is_file():
                 with contextlib.suppress(FileNotFoundError):
