@@ -132,3 +132,18 @@ def test_console_script_reads_stdin(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "o" / "sitemap.xml").read_text().count("<url>") == 1
+
+
+def test_progress_bar_runs_on_a_large_file(tmp_path: Path) -> None:
+    from sitemapkit.cli.build import _Progress
+
+    src = tmp_path / "big.txt"
+    src.write_bytes(b"".join(f"{BASE}p/{i}\n".encode() for i in range(60_000)))
+    with src.open("rb") as stream:
+        progress = _Progress(stream, enabled=True)
+        assert progress._bar is not None
+        for _ in stream:
+            progress.tick()
+        progress.close()
+    with src.open("rb") as stream:
+        assert _Progress(stream, enabled=False)._bar is None
