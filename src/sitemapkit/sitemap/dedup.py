@@ -2,7 +2,7 @@
 
 A Python ``set`` of the URLs (or of their hashes) costs 50-100 bytes per URL:
 about 1 GB at 10,000,000 URLs.  This table keeps 56 bits of each URL's 64-bit
-hash in about 5 bytes: the low 16 bits choose one of 65,536 ``bytearray``
+hash in 5 bytes: the low 16 bits choose one of 65,536 ``bytearray``
 buckets, the next 40 bits are appended to it, and membership is a C-level
 ``bytearray.find`` over one small bucket, ~0.5 µs per URL.  Measured at
 10,000,000 URLs: ~84 MB (50 MB of fingerprints; the rest is bytearray

@@ -2,7 +2,7 @@
 
 Entries arrive one at a time from any (async) iterable; memory stays bounded
 by one part's body (spilled to a temporary file past a few MB) plus the
-duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~5 bytes per URL).
+duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~9 bytes per URL).
 
 A part's namespace declarations must precede its body, yet which extensions a
 part uses is only known once it is complete.  So each part's body is
@@ -79,7 +79,7 @@ class WriterOptions:
     allow_other_hosts: bool = False
     skip_invalid: bool = False
     basename: str = "sitemap"
-    #: Write each URL once (first wins).  Off saves ~5 bytes per URL of memory.
+    #: Write each URL once (first wins).  Off saves ~9 bytes per URL of memory.
     dedup: bool = True
     #: gzip level: 6 is zlib's default balance of speed and size.
     gzip_level: int = 6
