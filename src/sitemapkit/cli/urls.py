@@ -21,7 +21,7 @@ from sitemapkit import limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.sitemap.reader import SourcedEntry, iter_sourced
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, Limits
+from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
 from sitemapkit.sitemap.walk import is_unreadable, is_url
 
 _FIELDS = (
@@ -209,7 +209,7 @@ def urls(
 
         if not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
-    lim = Limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     log: list[Finding] = []
     items = iter_sourced(source, limits=lim, log=log, follow=not no_follow)
     out = sys.stdout

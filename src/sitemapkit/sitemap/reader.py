@@ -42,14 +42,14 @@ from sitemapkit.model import (
 )
 from sitemapkit.sitemap.discover import discover_sitemaps
 from sitemapkit.sitemap.parse import Node
-from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.source import ReadLimits
 from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Walker
 
 if TYPE_CHECKING:
     import aiohttp
 
 __all__ = [
-    "Limits",
+    "ReadLimits",
     "SourcedEntry",
     "aiter_entries",
     "aiter_sourced",
@@ -295,32 +295,51 @@ async def _abatches(
     sources: list[str],
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits,
+    limits: ReadLimits,
     sitemap_url: str | None,
     log: list[Finding] | None,
     follow: bool = True,
+    lean: bool = True,
 ) -> AsyncGenerator[list[SourcedEntry], None]:
-    walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url, follow=follow)
+    walker = Walker(
+        session=session, limits=limits, sitemap_url=sitemap_url, follow=follow, lean=lean
+    )
     async for ev in walker.walk(sources):
         doc = ev.doc
         kind = ev.kind
         if kind == "nodes":
             batch: list[SourcedEntry] = []
+            add = batch.append
             src = doc.source
             if doc.kind == "urlset":
                 core = doc.core_ns
                 if core not in TOLERATED_CORE_NS:
                     continue
                 for node in ev.nodes:
-                    if node.name == "url":
+                    if isinstance(node, tuple):
+                        if node[0] and node[1]:
+                            add(
+                                SourcedEntry(
+                                    UrlEntry(
+                                        node[1].strip(),
+                                        (node[2] and node[2].strip()) or None,
+                                        (node[3] and node[3].strip()) or None,
+                                        (node[4] and node[4].strip()) or None,
+                                    ),
+                                    src,
+                                    node[5],
+                                )
+                            )
+                    elif node.name == "url":
                         e = to_url_entry(node, core)
                         if e is not None:
-                            batch.append(SourcedEntry(e, src, node.line))
+                            add(SourcedEntry(e, src, node.line))
             elif doc.kind == "text":
                 for node in ev.nodes:
+                    assert isinstance(node, Node)
                     t = node.text.strip()
                     if t.startswith(("http://", "https://")) and " " not in t:
-                        batch.append(SourcedEntry(UrlEntry(t), src, node.line))
+                        add(SourcedEntry(UrlEntry(t), src, node.line))
                     elif log is not None:
                         log.append(
                             Finding(
@@ -334,14 +353,20 @@ async def _abatches(
                         )
             elif doc.kind in ("rss", "atom"):
                 for node in ev.nodes:
+                    assert isinstance(node, Node)
                     e = to_feed_entry(node)
                     if e is not None:
-                        batch.append(SourcedEntry(e, src, node.line))
+                        add(SourcedEntry(e, src, node.line))
             elif doc.kind == "sitemapindex" and not follow:
                 for node in ev.nodes:
-                    ref = to_sitemap_ref(node, doc.core_ns)
-                    if ref is not None:
-                        batch.append(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, node.line))
+                    if isinstance(node, tuple):
+                        ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
+                        line = node[5]
+                    else:
+                        ref = to_sitemap_ref(node, doc.core_ns)
+                        line = node.line
+                    if ref is not None and ref.loc:
+                        add(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, line))
             if batch:
                 yield batch
         elif log is not None:
@@ -351,8 +376,8 @@ async def _abatches(
                 log.extend(tolerances(doc))
 
 
-def _limits(limits: Limits | None, caps: dict[str, Any]) -> Limits:
-    lim = limits or Limits()
+def _limits(limits: ReadLimits | None, caps: dict[str, Any]) -> ReadLimits:
+    lim = limits or ReadLimits()
     return replace(lim, **caps) if caps else lim
 
 
@@ -360,7 +385,7 @@ async def aiter_sourced(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -383,7 +408,7 @@ async def aiter_entries(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> AsyncIterator[UrlEntry]:
@@ -404,7 +429,7 @@ async def aiter_entries(
 def iter_sourced(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -436,7 +461,7 @@ def iter_sourced(
 def iter_entries(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> Iterator[UrlEntry]:
