@@ -8,7 +8,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from reader_http import SiteServer
+from .reader_http import SiteServer
 
 from sitemapkit.model import Finding, UrlEntry
 from sitemapkit.sitemap.discover import discover_sitemaps, parse_robots_sitemaps

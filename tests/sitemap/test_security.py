@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from reader_http import SiteServer
+from .reader_http import SiteServer
 
 from sitemapkit.sitemap.rules import validate
 from sitemapkit.sitemap.source import ReadLimits
