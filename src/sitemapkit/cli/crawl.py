@@ -120,6 +120,9 @@ def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
         lines.append(
             "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
         )
+    for code, urls in sorted(result.trap_examples.items()):
+        if urls:
+            lines.append(f"  {code}, e.g. " + ", ".join(urls[:3]))
     if result.stopped_by:
         lines.append(
             f"stopped by {result.stopped_by}: {counts.get('queued', 0):,} URLs left in the queue"

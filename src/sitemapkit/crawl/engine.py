@@ -121,6 +121,8 @@ class CrawlResult:
     stopped_by: str | None
     counts: dict[str, int]
     reasons: dict[str, int]
+    #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
+    trap_examples: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Crawler:
@@ -273,7 +275,15 @@ class Crawler:
             stopped_by=self._stop_reason,
             counts=counts,
             reasons=reasons,
+            trap_examples=self._trap_examples(),
         )
+
+    def _trap_examples(self) -> dict[str, list[str]]:
+        examples = getattr(self.traps, "examples", None)
+        if examples is None:
+            return {}
+        found: dict[str, list[str]] = examples()
+        return {code: urls for code, urls in found.items() if code.startswith("trap-")}
 
     async def _tick(self) -> None:
         last_traps = time.monotonic()
