@@ -198,7 +198,9 @@ def explain(db: Path, url: str, out: TextIO) -> int:
 @click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
 @click.option("--gzip", is_flag=True, help="Write .xml.gz files.")
-@click.option("--max-pages", type=click.IntRange(min=1), help="Stop after fetching N URLs.")
+@click.option(
+    "--max-pages", type=click.IntRange(min=1), help="Stop after N URLs taken from the queue."
+)
 @click.option("--max-depth", type=click.IntRange(min=0), help="Do not follow links deeper.")
 @click.option("--max-duration", type=click.FloatRange(min=0), help="Stop after S seconds.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
