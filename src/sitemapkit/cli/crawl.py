@@ -135,7 +135,8 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     from sitemapkit.crawl.urlnorm import normalize
 
     if not is_crawl_db(db):
-        raise InputError(f"{db}: not a sitemapkit crawl database")
+        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        return ExitStatus.USAGE
     if url.startswith("/"):
         # A path: on the crawled site's origin.
         site = default_base_url(db)
