@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-HUGE_BYTES = 3 * 1024 * 1024
+HUGE_BYTES = 11 * 1024 * 1024  # over the default 10 MiB body cap
 
 
 def html(title: str, body: str = "", head: str = "") -> str:
@@ -105,6 +105,7 @@ class FixtureSite:
                         "/slow",
                         "/busy",
                         "/lang/en",
+                        "/refresh",
                         "mailto:someone@example.org",
                         "javascript:void(0)",
                         "#top",
@@ -206,6 +207,8 @@ class FixtureSite:
                     f"<link rel='alternate' hreflang='de' href='{base}/lang/de'>",
                 )
             )
+        if path == "/refresh":
+            return Page(html("Moved", head="<meta http-equiv='refresh' content='0; url=/about'>"))
         if path == "/nofollow-target":
             return Page(html("Only linked with nofollow"))
         del qs
@@ -255,7 +258,7 @@ EXPECTED_REASONS = {
     "/old": "redirect",
     "/loop-a": "redirect-loop",
     "/loop-b": "redirect-loop",
-    "/chain/0": "redirect",
+    "/chain/0": "redirect-chain",
     "/chain/10": "redirect-chain",
     "/missing": "http-404",
     "/broken": "http-500",
@@ -263,7 +266,8 @@ EXPECTED_REASONS = {
     "/script.php": "blocked-by-robots",
     "/files/report.pdf": "not-html",
     "/huge": "too-large",
-    "/nofollow-target": "nofollow",
+    "/nofollow-target": "nofollow-only",
+    "/refresh": "redirect",
     "/calendar/2025/01": "trap-pattern",
 }
 
@@ -280,7 +284,7 @@ def serve(app_factory: Callable[[], web.Application], host: str = "127.0.0.1") -
         await runner.setup()
         site = web.TCPSite(runner, host, 0)
         await site.start()
-        server = site._server  # noqa: SLF001 - the port chosen by the OS
+        server = site._server
         sockets = getattr(server, "sockets", None) or []
         holder["port"] = sockets[0].getsockname()[1]
         holder["runner"] = runner

@@ -9,7 +9,7 @@ import pytest
 
 from crawl.fixture_site import EXPECTED_REASONS, EXPECTED_SITEMAP_PATHS, FixtureSite
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.crawl.engine import CrawlResult, Crawler, sitemap_entries
+from sitemapkit.crawl.engine import Crawler, CrawlResult, sitemap_entries
 from sitemapkit.store.sqlite import SqliteStore, iter_page_records
 
 SMALL_BODY = 1024 * 1024
@@ -57,7 +57,9 @@ def test_fixture_site_gives_the_exact_sitemap_and_reasons(site: FixtureSite, db_
     assert all(ua.startswith("sitemapkit/") for ua in site.user_agents)
 
 
-def test_records_carry_lastmod_source_redirects_and_inlinks(site: FixtureSite, db_path: Path) -> None:
+def test_records_carry_lastmod_source_redirects_and_inlinks(
+    site: FixtureSite, db_path: Path
+) -> None:
     run(CrawlConfig(site.base + "/", max_body=SMALL_BODY), db_path)
     records = {r.url.removeprefix(site.base): r for r in iter_page_records(db_path)}
     home = records["/"]
@@ -100,9 +102,7 @@ def test_ignore_robots_and_follow_nofollow(site: FixtureSite, db_path: Path) -> 
 
 
 def test_scope_patterns_and_depth(site: FixtureSite, db_path: Path) -> None:
-    config = CrawlConfig(
-        site.base + "/", max_body=SMALL_BODY, exclude=(r"/blog/",), max_depth=1
-    )
+    config = CrawlConfig(site.base + "/", max_body=SMALL_BODY, exclude=(r"/blog/",), max_depth=1)
     run(config, db_path)
     got = reasons(db_path, site.base)
     assert got["/blog/"] == "out-of-scope"
@@ -153,3 +153,16 @@ def test_a_store_holding_another_crawl_is_refused(site: FixtureSite, db_path: Pa
     run(CrawlConfig(site.base + "/about", max_body=SMALL_BODY), db_path)
     with pytest.raises(StoreError, match="already holds a crawl"):
         run(CrawlConfig(site.base + "/about"), db_path)
+
+
+def test_max_duration_stops_and_resume_completes(site: FixtureSite, db_path: Path) -> None:
+    first = run(CrawlConfig(site.base + "/", max_duration=0.0), db_path)
+    assert first.stopped_by == "max-duration"
+    assert first.stats.fetched == 0
+    assert set(reasons(db_path, site.base).values()) == {"not-crawled"}
+    store = SqliteStore(db_path)
+    store.set_meta("config", CrawlConfig(site.base + "/").to_json())
+    store.close()
+    second = run(CrawlConfig(site.base + "/"), db_path, resume=True)
+    assert second.start_ok
+    assert sitemap_paths(db_path, site.base) == EXPECTED_SITEMAP_PATHS
