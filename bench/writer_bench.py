@@ -147,6 +147,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200,000 entries only")
     parser.add_argument("--sizes", type=int, nargs="*", help="entry counts to run")
     parser.add_argument("--no-npm", action="store_true", help="skip the npm peer")
+    parser.add_argument(
+        "--forms",
+        nargs="*",
+        default=["pairs", "entries", "pairs-nodedup"],
+        help="sitemapkit variants: pairs, entries, pairs-nodedup",
+    )
     args = parser.parse_args()
     sizes = args.sizes or ([200_000] if args.quick else [1_000_000, 10_000_000])
     if not args.no_npm:
@@ -161,11 +167,14 @@ def main() -> None:
             mode = "gzip" if gz else "plain"
             rates: dict[str, float] = {}
             cpus: dict[str, float] = {}
-            for form, label in (
-                ("pairs", "sitemapkit"),
-                ("entries", "sitemapkit*"),
-                ("pairs-nodedup", "sitemapkit-nd"),
-            ):
+            labels = {
+                "pairs": "sitemapkit",
+                "entries": "sitemapkit*",
+                "pairs-nodedup": "sitemapkit-nd",
+            }
+            for form, label in labels.items():
+                if form not in args.forms:
+                    continue
                 out_py = fresh(SCRATCH / f"out-py-{mode}")
                 cmd = [
                     sys.executable,
