@@ -147,6 +147,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200,000 entries only")
     parser.add_argument("--sizes", type=int, nargs="*", help="entry counts to run")
     parser.add_argument("--no-npm", action="store_true", help="skip the npm peer")
+    parser.add_argument("--modes", nargs="*", default=["plain", "gzip"], help="plain, gzip")
     parser.add_argument(
         "--forms",
         nargs="*",
@@ -165,6 +166,8 @@ def main() -> None:
     for n in sizes:
         for gz in (False, True):
             mode = "gzip" if gz else "plain"
+            if mode not in args.modes:
+                continue
             rates: dict[str, float] = {}
             cpus: dict[str, float] = {}
             labels = {
