@@ -55,7 +55,7 @@ __all__ = [
     "robots_directives",
 ]
 
-#: Links kept per page; the rest are counted in ``PageFacts.links_dropped``.
+#: Links kept per page; link elements left unexamined are counted in ``PageFacts.links_dropped``.
 MAX_LINKS_PER_PAGE: Final = 20_000
 #: Characters kept of a title or h1 (Google shows about 60; 512 keeps every real one).
 MAX_TITLE_LENGTH: Final = 512
@@ -356,7 +356,7 @@ def _text(node: Any) -> str | None:
     raw = node.text(deep=True)
     if not raw:
         return None
-    text = _WS.sub(" ", raw).strip()
+    text = _WS.sub(" ", raw[: MAX_TITLE_LENGTH * 8]).strip()
     if not text:
         return None
     return text[:MAX_TITLE_LENGTH]
@@ -420,7 +420,7 @@ def extract_page(
             src = attrs.get("src")
             if not src or src.lstrip().lower().startswith("data:"):
                 src = attrs.get("data-src") or src
-            if src:
+            if src and len(raw_images) < MAX_IMAGES_PER_URL * 4:
                 raw_images.append(src)
         elif tag == "meta":
             name = (attrs.get("name") or "").strip().lower()
@@ -490,15 +490,21 @@ def extract_page(
         refresh_url = None  # a page that reloads itself is not a redirect
     if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
-    for href, nofollow, kind in raw_links:
+    raw_seen: set[tuple[str, bool, str]] = set()
+    for index, raw_link in enumerate(raw_links):
+        if len(links) >= MAX_LINKS_PER_PAGE:
+            # Full: what is left is not even resolved (a hostile page stays cheap).
+            dropped = len(raw_links) - index
+            break
+        if raw_link in raw_seen:
+            continue  # the same href, rel and kind again adds nothing
+        raw_seen.add(raw_link)
+        href, nofollow, kind = raw_link
         absolute = res(href, resolve_base)
         if absolute is None:
             continue
         known = links.get(absolute)
         if known is None:
-            if len(links) >= MAX_LINKS_PER_PAGE:
-                dropped += 1
-                continue
             links[absolute] = Link(absolute, nofollow, kind)
         elif known.nofollow and not nofollow:
             links[absolute] = Link(absolute, False, known.kind)
