@@ -126,6 +126,11 @@ _HOST_OK = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
 _SESSION_PATH_PARAM = re.compile(
     r";(?:jsessionid|phpsessid|sid|sessionid|aspsessionid)=[^/;?]*", re.IGNORECASE
 )
+# ASP.NET cookieless sessions put the id in a path segment: /(S(lit3py55t21z5v55vlm25s55))/
+_ASPNET_SESSION = re.compile(
+    r"/\((?:[A-Z]\([A-Za-z0-9_-]{1,64}\))*S\([a-z0-9]{24}\)(?:[A-Z]\([A-Za-z0-9_-]{1,64}\))*\)"
+    r"(?=/|$)"
+)
 _C0_AND_SPACE = "".join(chr(i) for i in range(0x21))
 
 
@@ -226,6 +231,8 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
         # Lower-case host, no port, no escapes, no fragment: only dot segments and
         # the query can still change.
         origin, path, query = fast.groups()
+        if path and "/(" in path:
+            path = _ASPNET_SESSION.sub("", path) or "/"
         path = _remove_dot_segments(path) if path else "/"
         if query:
             query = _query(query, policy)
@@ -270,6 +277,8 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
             netloc += f":{port}"
     if ";" in path:
         path = _SESSION_PATH_PARAM.sub("", path)
+    if "/(" in path:
+        path = _ASPNET_SESSION.sub("", path)
     path = _normalize_escapes(path) if path else "/"
     path = _remove_dot_segments(path)
     query = _query(_normalize_escapes(query_raw), policy) if query_raw else ""
