@@ -46,6 +46,7 @@ __all__ = [
     "FOLLOW_KINDS",
     "MAX_LINKS_PER_PAGE",
     "MAX_TITLE_LENGTH",
+    "STAMPED_SLACK",
     "Link",
     "PageFacts",
     "decode_body",
@@ -61,6 +62,8 @@ MAX_LINKS_PER_PAGE: Final = 20_000
 MAX_TITLE_LENGTH: Final = 512
 #: Bytes of JSON-LD we are willing to parse per script element.
 MAX_JSONLD_BYTES: Final = 1_000_000
+#: A ``Last-Modified`` this close to the response time is the server's clock, not an edit.
+STAMPED_SLACK: Final = timedelta(minutes=2)
 #: Link kinds the crawler follows by default; ``frame`` (iframe/frame src) is recorded only.
 FOLLOW_KINDS: Final = frozenset({"a", "area", "meta-refresh"})
 
@@ -313,15 +316,28 @@ def _w3c(value: str | None, now: datetime) -> str | None:
     return out
 
 
-def _http_date(value: str, now: datetime) -> str | None:
+def _parse_http_date(value: str) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    parsed = parsed.astimezone(UTC).replace(microsecond=0)
-    if parsed > now + timedelta(days=1) or parsed.year < 1995:
+    return parsed.astimezone(UTC).replace(microsecond=0)
+
+
+def _http_date(value: str, now: datetime, served: str | None) -> str | None:
+    """A ``Last-Modified`` value as lastmod, unless it is only the time of the response.
+
+    Many dynamic sites stamp every response with ``Last-Modified: <now>``; taking
+    that would be taking the crawl time.  A value within :data:`STAMPED_SLACK` of
+    the response's ``Date`` (or of ``now`` when there is no ``Date``) is refused.
+    """
+    parsed = _parse_http_date(value)
+    if parsed is None or parsed > now + timedelta(days=1) or parsed.year < 1995:
+        return None
+    reference = (_parse_http_date(served) if served else None) or now
+    if abs(reference - parsed) <= STAMPED_SLACK:
         return None
     return dates.format_lastmod(parsed)
 
@@ -561,8 +577,9 @@ def extract_page(
                 lastmod_source = "json-ld"
                 break
     if lastmod is None:
+        served = next(iter(_header_values(headers, "date")), None)
         for value in _header_values(headers, "last-modified"):
-            lastmod = _http_date(value, moment)
+            lastmod = _http_date(value, moment, served)
             if lastmod is not None:
                 lastmod_source = "last-modified"
                 break
