@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemapkit.crawl.traps import (
     TrapGuard,
@@ -155,3 +157,32 @@ def test_guard_redirect_records_examples() -> None:
     guard = TrapGuard()
     assert guard.redirect([f"{H}/a", f"{H}/b", f"{H}/a"]) == "redirect-loop"
     assert guard.examples() == {"redirect-loop": [f"{H}/a"]}
+
+
+# --- properties ---------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=60), st.integers(-5, 100)), max_size=30))
+def test_guard_never_raises_and_state_round_trips(calls: list[tuple[str, int]]) -> None:
+    guard = TrapGuard(TrapLimits(max_calendar_urls=2, max_pattern_urls=3, max_facet_variants=2))
+    for text, depth in calls:
+        verdict = guard.check(H + "/" + text, depth)
+        assert verdict is None or verdict.startswith("trap-")
+    state = json.loads(json.dumps(guard.to_state()))
+    assert TrapGuard.from_state(state, guard.limits).to_state() == guard.to_state()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "2026", "11", "x-1"]), max_size=12))
+def test_admitted_count_per_pattern_never_exceeds_its_limit(segments: list[str]) -> None:
+    limits = TrapLimits(max_calendar_urls=2, max_pattern_urls=3)
+    guard = TrapGuard(limits)
+    admitted: dict[str, int] = {}
+    for i in range(len(segments) + 1):
+        url = f"{H}/" + "/".join(segments[:i]) + f"/{i}"
+        if guard.check(url, 1) is None:
+            key = pattern_key(url)
+            admitted[key] = admitted.get(key, 0) + 1
+    for key, count in admitted.items():
+        assert count <= limits.max_pattern_urls, key
