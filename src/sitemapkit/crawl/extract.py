@@ -12,14 +12,16 @@ Why it is built this way:
   ``charset``, ``<meta charset>``/``http-equiv`` in the first 1,024 bytes, else UTF-8;
   undecodable bytes become U+FFFD, never an exception.
 - **One parse, one selector pass.**  All elements of interest are fetched with a single
-  selector list in document order, so cost stays linear in page size (measured about
-  2 ms for a 90 KB page).  Link and image counts are capped so a hostile page cannot
-  make the frontier explode.
+  selector list in document order, so cost stays linear in page size (measured 0.7 ms
+  for a 90 KiB article with 130 links; the parse is 0.16 ms of it, the rest is URL
+  normalisation).  Link and image counts are capped, and links past the cap are not
+  even resolved, so a hostile page cannot make the frontier (or the CPU) explode.
 - **Text stays text.**  Titles keep ``</script><script>`` as characters; escaping is the
   job of whoever writes them out (the XML writer, the visual page).
 - **lastmod is never invented.**  Only the page's own modification metadata or the
   ``Last-Modified`` header count, and only W3C-valid, timezone-aware values that are
-  not in the future.  The source is recorded next to the value.
+  not in the future; a ``Last-Modified`` equal to the response time (dynamic sites
+  stamp every answer) is refused.  The source is recorded next to the value.
 """
 
 from __future__ import annotations
@@ -122,7 +124,6 @@ _ENCODING_ALIASES: Final = {
     "l1": "windows-1252",
     "us-ascii": "windows-1252",
     "ascii": "windows-1252",
-    "x-user-defined": "windows-1252",
 }
 _DEFAULT_POLICY: Final = QueryPolicy()
 _LASTMOD_META: Final = {
@@ -149,7 +150,17 @@ class Link:
 
 @dataclass(frozen=True, slots=True)
 class PageFacts:
-    """Everything the crawler decides with, for one fetched HTML page."""
+    """Everything the crawler decides with, for one fetched HTML page.
+
+    ``url`` is the normalised page URL; every other URL is absolute and normalised
+    with the same :class:`~sitemapkit.crawl.urlnorm.QueryPolicy`.  ``canonical_source``
+    is ``"http-link"`` (``Link`` header, which wins) or ``"link-rel"``; several
+    different ``<link rel=canonical>`` cancel out (``None``), as for Google.
+    ``lastmod_source`` is ``"article:modified_time"``, ``"og:updated_time"``,
+    ``"itemprop:dateModified"``, ``"json-ld"`` or ``"last-modified"``.  ``meta_refresh``
+    is the target of a ``<meta http-equiv=refresh>`` (or ``Refresh`` header) to
+    another URL.  ``encoding`` is the codec the body was decoded with.
+    """
 
     url: str
     title: str | None = None
