@@ -12,11 +12,16 @@ The emitted URL and the dedup key are kept apart: :func:`normalize` honours the 
 :class:`QueryPolicy` (e.g. keep the site's parameter order), :func:`dedup_key` always sorts
 the query so two orders of one query meet in the seen-set.
 
-Why not yarl or rfc3986 alone: yarl keeps ``%7e`` and dot segments in some spellings and
-needs a URL object per call; rfc3986 breaks IDN hosts.  The rules here are RFC 3986
-section 6.2.2 (case, percent-encoding, dot segments) plus section 6.2.3 (scheme-based:
-default port, empty path) and WHATWG's forgiving parts (tabs/newlines removed, ``\\`` as
-``/``), in plain string code measured at a few microseconds per URL.
+Why not yarl alone: it gets the RFC 3986 cases right (case, ``%7e``, dot segments,
+default port, IDNA) but raises on hostile authorities (a space in the host, port 99999,
+an unclosed ``[``), knows nothing of tracking/session parameters or query order, and
+leaves WHATWG's forgiving parts (tabs and newlines removed, ``\\`` read as ``/``) to
+the caller.  Here the whole job is one pass of string code, RFC 3986 section 6.2.2
+(case, percent-encoding, dot segments) and 6.2.3 (default port, empty path), with a
+regex fast path for URLs that are already normal and an LRU cache for repeats:
+measured 6-12 us per new absolute URL on a loaded 2-core machine, where ``str(URL(u))``
+alone took 4-12 us in the same runs.  Every result is a fixed point of
+:func:`sitemapkit.urls.iri_to_uri`, so the writer never re-escapes a crawled URL.
 """
 
 from __future__ import annotations
