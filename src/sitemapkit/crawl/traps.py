@@ -192,7 +192,7 @@ class TrapGuard:
         try:
             parts = urlsplit(url)
         except ValueError:
-            return self._hit("trap-url-length", url)
+            return None  # not a URL normalize() emits; nothing to count it against
         if repeated_segment(parts.path, limits.max_segment_repeats) is not None:
             return self._hit("trap-repeated-segment", url)
 
