@@ -109,9 +109,11 @@ class QueryPolicy:
 _DEFAULT_POLICY = QueryPolicy()
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-# RFC 3986 pchar plus "/" and "?": what may stay unescaped in a path or query.
-_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/?")
-_HEX = frozenset("0123456789abcdefABCDEF")
+# RFC 3986 pchar plus "/" and "?" may stay unescaped in a path or query; the rest is escaped.
+_ALL_SAFE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+")
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Already normal: lower-case host, no port, path and query of safe characters only,
 # no escapes, no dot segments, no fragment, no session path parameter.
@@ -139,26 +141,24 @@ _ASPNET_SESSION = re.compile(
 _C0_AND_SPACE = "".join(chr(i) for i in range(0x21))
 
 
+def _pct(match: re.Match[str]) -> str:
+    text = match.group(0)
+    decoded = chr(int(text[1:], 16))
+    return decoded if decoded in _UNRESERVED else text.upper()
+
+
+def _escape(match: re.Match[str]) -> str:
+    return "".join(f"%{b:02X}" for b in match.group(0).encode("utf-8", "surrogatepass"))
+
+
 def _normalize_escapes(part: str) -> str:
     """Upper-case ``%xx``, decode escaped unreserved characters, escape everything unsafe."""
-    if all(c in _SAFE for c in part):
+    if _ALL_SAFE.fullmatch(part):
         return part
-    out: list[str] = []
-    n = len(part)
-    i = 0
-    while i < n:
-        ch = part[i]
-        if ch in _SAFE:
-            out.append(ch)
-        elif ch == "%" and i + 2 < n and part[i + 1] in _HEX and part[i + 2] in _HEX:
-            decoded = chr(int(part[i + 1 : i + 3], 16))
-            out.append(decoded if decoded in _UNRESERVED else part[i : i + 3].upper())
-            i += 3
-            continue
-        else:
-            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
-        i += 1
-    return "".join(out)
+    if "%" in part:
+        part = _LONE_PCT.sub("%25", part)
+        part = _PCT.sub(_pct, part)
+    return _UNSAFE.sub(_escape, part)
 
 
 def _remove_dot_segments(path: str) -> str:
