@@ -10,7 +10,7 @@ import pytest
 from sitemapkit.model import Finding
 from sitemapkit.sitemap import source
 from sitemapkit.sitemap.parse import XmlStreamParser
-from sitemapkit.sitemap.reader import SourcedEntry, _abatches
+from sitemapkit.sitemap.reader import SourcedEntry, _abatches, iter_locs
 from sitemapkit.sitemap.source import ReadLimits
 
 FIX = Path(__file__).parent / "fixtures"
@@ -63,6 +63,15 @@ TRICKY = {
     .encode()
     .decode()
     + "<url><loc>https://e.com/\udcff</loc></url>\n</urlset>\n",
+    "rich": f"{HEAD}<urlset {NS} {IMG}>\n"
+    + "".join(
+        f"<url><loc>https://e.com/{i}</loc><lastmod>2024-01-01</lastmod><image:image>"
+        f"<image:loc>https://e.com/{i}.jpg</image:loc></image:image></url>\n"
+        for i in range(3000)
+    )
+    + "<url><loc>https://e.com/c</loc><!-- </url> --></url>\n"
+    + "<url><loc>https://e.com/bad</loc><image:image></url>\n"
+    + "</urlset>\n",
     "index": f"{HEAD}<sitemapindex {NS}>\n<sitemap><loc>https://e.com/s.xml</loc>"
     "<lastmod>2024-01-01</lastmod></sitemap>\n</sitemapindex>\n",
 }
@@ -79,6 +88,10 @@ def test_lean_lane_reads_what_the_node_lane_reads(
     lean = read(path, lean=True)
     slow = read(path, lean=False)
     assert lean == slow
+    log: list[Finding] = []
+    locs = [loc for batch in iter_locs(str(path), log=log) for loc in batch]
+    assert locs == [e.entry.loc for e in slow[0]]
+    assert [f.render() for f in log] == slow[1]
     if name == "comment-inside":
         assert [e.entry.loc for e in lean[0]] == ["https://e.com/a", "https://e.com/b"]
     if name == "malformed-late":
@@ -92,7 +105,12 @@ def test_lean_lane_reads_what_the_node_lane_reads(
     ids=lambda p: f"{p.parent.name}/{p.name}",
 )
 def test_lean_lane_on_the_corpus(path: Path) -> None:
-    assert read(path, lean=True) == read(path, lean=False)
+    slow = read(path, lean=False)
+    assert read(path, lean=True) == slow
+    log: list[Finding] = []
+    locs = [loc for batch in iter_locs(str(path), log=log) for loc in batch]
+    assert locs == [e.entry.loc for e in slow[0]]
+    assert [f.render() for f in log] == slow[1]
 
 
 def test_plain_entries_become_tuples_with_lines() -> None:

@@ -44,6 +44,7 @@ _PLAIN = re.compile(
     + rb"</\1>"
 )  # fmt: skip
 _BLANK_GAP = re.compile(_WS)
+_LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
 _BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
@@ -126,8 +127,12 @@ class XmlStreamParser:
     text between entries are recorded only as facts.
     """
 
-    def __init__(self, *, lean: bool = False) -> None:
+    def __init__(self, *, lean: bool = False, locs_only: bool = False) -> None:
         self.facts = XmlFacts()
+        #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
+        #: rest of an entry is checked by expat but never turned into nodes
+        self.locs_only = locs_only
+        self._abs = 0  # stream offset of the pending buffer's first byte
         self.out: list[Node | Plain] = []
         #: lean: plain entries come out as :data:`Plain` tuples (the reader's fast lane)
         self.lean = lean
@@ -170,7 +175,10 @@ class XmlStreamParser:
                 self._first(data, final)
                 return
         if self._fast:
-            self._fast_feed(data, final)
+            if self.locs_only and self._entry_tag == b"<url>":
+                self._locs_feed(data, final)
+            else:
+                self._fast_feed(data, final)
         else:
             self._parse(data, final)
 
@@ -179,6 +187,13 @@ class XmlStreamParser:
             self._p.Parse(data, final)
         except expat.ExpatError as exc:
             raise self._expat_problem(exc, data) from None
+        except LookupError:  # an encoding name Python does not know
+            raise ParseProblem(
+                "encoding-not-utf8",
+                f'declared encoding "{self.facts.declared_encoding}" is unknown (use UTF-8)',
+                1 + self._line_offset,
+                1,
+            ) from None
 
     # --- the lean lane -----------------------------------------------------------------
     # Why: a Python callback per element and a Node per child cap the reader near
@@ -204,25 +219,144 @@ class XmlStreamParser:
         self._fast = True
         self._entry_tag = b"<url>" if self.facts.root_name == "urlset" else b"<sitemap>"
         self._pend = data
-        self._fast_feed(b"", final, start=m.end())
+        if self.locs_only and self._entry_tag == b"<url>":
+            self._locs_feed(b"", final, start=m.end())
+        else:
+            self._fast_feed(b"", final, start=m.end())
+
+    def _locs_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        """The lean lane when only locs are wanted (``sitemapkit urls``): any ``<url>``
+        whose first child is a plain ``<loc>`` gives its loc, and the whole entry goes to
+        expat with no Python handlers set, so it is still checked but no node is built."""
+        buf = self._pend + data if self._pend else data
+        pos = start
+        p = self._p
+        parse = self._parse
+        blank_gap = _BLANK_GAP.fullmatch
+        find = buf.find
+        count = buf.count
+        cnt, line = self._cnt, self._line
+        offset = self._line_offset
+        run = -1  # start of the raw run expat will read without handlers
+        pending: list[tuple[int, Plain]] = []  # its entries, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            if run < 0:
+                return
+            p.StartElementHandler = p.EndElementHandler = None
+            try:
+                parse(buf[run:upto])
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self._outside()
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
+        hold = -1
+        while True:
+            u = find(b"<url>", pos)
+            if u < 0:
+                break
+            e = find(b"</url>", u)
+            if e < 0:
+                hold = u
+                break
+            if u > pos and blank_gap(buf, pos, u) is None:
+                flush(pos)
+                run = -1
+                gap = buf[pos:u]
+                parse(gap)
+                pos = u
+                if self._depth != 1 or b"<!" in gap or b"<?" in gap:
+                    self._fast = False
+                    parse(buf[u:], final)
+                    self._pend = b""
+                    return
+            m = _LOC_HEAD.match(buf, u)
+            loc = None
+            if m is not None and not (
+                find(b"<!", m.end(), e) >= 0
+                or find(b"<?", m.end(), e) >= 0
+                or find(b"<url>", m.end(), e) >= 0
+            ):
+                try:
+                    loc = m[1].decode()
+                except UnicodeDecodeError:
+                    loc = None
+            if loc is None:  # not plain: expat builds its node as usual
+                flush(pos)
+                run = -1
+                raw = buf[pos : e + 6]
+                if b"<!" in raw or b"<?" in raw:  # a comment may hide "</url>": expat decides
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
+                parse(raw)
+                pos = e + 6
+                if self._depth != 1:  # the entry did not close where it seemed to
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
+                continue
+            if run < 0:
+                run = pos
+            line += count(b"\n", cnt, u)
+            cnt = u
+            pending.append((self._abs + e + 6, (True, loc, None, None, None, line + offset)))
+            pos = e + 6
+        flush(pos)
+        end = len(buf)
+        if not final and hold >= 0 and end - hold < _MAX_HOLD:
+            end = hold
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        self._line, self._cnt = line, 0
+        self._pend = buf[end:]
+        self._abs += end
+        if final:
+            parse(b"", True)
 
     def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:
         buf = self._pend + data if self._pend else data
         pos = start
         run = -1  # start of plain entries (and blanks between) not yet given to expat
-        out = self.out
+        p = self._p
         parse = self._parse
         blank_gap = _BLANK_GAP.fullmatch
         count = buf.count
         cnt, line = self._cnt, self._line
         offset = self._line_offset
-        n_plain = 0
+        pending: list[tuple[int, Plain]] = []  # entries of the run, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            # expat reads the run blanked; only then are its entries known to be sound
+            if run < 0:
+                return
+            try:
+                parse(buf[run:upto].translate(_BLANK))
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
         for m in _PLAIN.finditer(buf, pos):
             s = m.start()
             if s > pos and blank_gap(buf, pos, s) is None:
-                if run >= 0:
-                    parse(buf[run:pos].translate(_BLANK))
-                    run = -1
+                flush(pos)
+                run = -1
                 gap = buf[pos:s]
                 parse(gap)
                 pos = s
@@ -230,7 +364,6 @@ class XmlStreamParser:
                     self._fast = False  # comments, CDATA or PIs: expat takes it from here
                     parse(buf[s:], final)
                     self._pend = b""
-                    self.facts.entries += n_plain
                     return
             g_loc, g_mod, g_freq, g_prio = m.group(2, 3, 4, 5)
             try:
@@ -239,9 +372,8 @@ class XmlStreamParser:
                 changefreq = None if g_freq is None else g_freq.decode()
                 priority = None if g_prio is None else g_prio.decode()
             except UnicodeDecodeError:  # expat names the bad bytes
-                if run >= 0:
-                    parse(buf[run:pos].translate(_BLANK))
-                    run = -1
+                flush(pos)
+                run = -1
                 parse(buf[pos : m.end()])
                 pos = m.end()
                 continue
@@ -249,22 +381,21 @@ class XmlStreamParser:
                 run = pos
             line += count(b"\n", cnt, s)
             cnt = s
-            out.append((m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset))
-            n_plain += 1
+            entry = (m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset)
+            pending.append((self._abs + m.end(), entry))
             pos = m.end()
-        self.facts.entries += n_plain
+        flush(pos)
         end = len(buf)
         if not final:
             hold = buf.rfind(self._entry_tag, pos)
             if hold >= 0 and end - hold < _MAX_HOLD:
                 end = hold
-        if run >= 0:
-            parse(buf[run:pos].translate(_BLANK))
         if end > pos:
             parse(buf[pos:end])
         line += count(b"\n", cnt, end)
         self._line, self._cnt = line, 0
         self._pend = buf[end:]
+        self._abs += end
         if final:
             parse(b"", True)
 

@@ -153,8 +153,10 @@ class Walker:
         sitemap_url: str | None = None,
         follow: bool = True,
         lean: bool = False,
+        locs_only: bool = False,
     ) -> None:
-        self.lean = lean
+        self.lean = lean or locs_only
+        self.locs_only = locs_only
         self.limits = limits or ReadLimits()
         self.sitemap_url = sitemap_url
         self.follow = follow
@@ -377,12 +379,12 @@ class Walker:
         if not body and not final:
             return None
         if body.startswith(b"<") or not body or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            xml = XmlStreamParser(lean=self.lean)
+            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
             doc.facts = xml.facts
             return xml
         # Leading junk before an XML declaration is still XML (xml-leading-content).
         if b"<?xml" in head[:4096]:
-            xml = XmlStreamParser(lean=self.lean)
+            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
             doc.facts = xml.facts
             return xml
         doc.kind = "text"
