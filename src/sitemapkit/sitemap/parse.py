@@ -1,0 +1,579 @@
+"""The hardened streaming XML layer every sitemap reader and rule stands on.
+
+Why expat fed in chunks and not a tree: a 50 MB file or an index of a million
+URLs must never sit in memory whole, and expat gives exact positions for free.
+Each top-level entry (``url``, ``sitemap``, RSS ``item``, Atom ``entry``) is
+handed out as a small :class:`Node` tree once its end tag is seen, then
+forgotten.
+
+Hostile input is expected: a DOCTYPE or entity declaration stops the parse
+(``xml-doctype``) before expat can expand or fetch anything; elements nested
+deeper than :data:`MAX_XML_DEPTH` and texts longer than :data:`MAX_TEXT_CHARS`
+are capped so one entry cannot eat the memory.  Bytes come already
+decompressed (see :mod:`sitemapkit.sitemap.source`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+from xml.parsers import expat
+
+#: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
+MAX_XML_DEPTH: Final = 64
+#: One element's text is kept up to this many characters; the rest is dropped (and noted).
+MAX_TEXT_CHARS: Final = 65_536
+#: How far into a file we look for an XML declaration hidden behind leading junk.
+LEADING_SCAN_BYTES: Final = 4_096
+
+_SEP: Final = "\x01"
+_UTF8_BOM: Final = b"\xef\xbb\xbf"
+_DECL_ENCODING = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+#: A plain entry from the lean lane: (is url, loc, lastmod, changefreq, priority, line).
+Plain = tuple[bool, str, str | None, str | None, str | None, int]
+_TEXT = rb"([^<&\]\x00-\x08\x0b\x0c\x0e-\x1f]*)"
+_WS = rb"[ \t\r\n]*"
+_PLAIN = re.compile(
+    rb"<(url|sitemap)>" + _WS
+    + rb"<loc>" + _TEXT + rb"</loc>" + _WS
+    + rb"(?:<lastmod>" + _TEXT + rb"</lastmod>" + _WS + rb")?"
+    + rb"(?:<changefreq>" + _TEXT + rb"</changefreq>" + _WS + rb")?"
+    + rb"(?:<priority>" + _TEXT + rb"</priority>" + _WS + rb")?"
+    + rb"</\1>"
+)  # fmt: skip
+_BLANK_GAP = re.compile(_WS)
+_LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
+_FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
+#: every byte but line ends becomes a space: the same shape for expat, nothing to parse
+_BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
+#: bytes held back at a chunk's end, waiting for the rest of a plain entry
+_MAX_HOLD: Final = 1 << 20
+
+#: root local name -> the local name of its entries (None: every child of the root).
+ENTRY_NAMES: Final[dict[str, str | None]] = {
+    "urlset": None,
+    "sitemapindex": None,
+    "rss": "item",
+    "RDF": "item",
+    "feed": "entry",
+}
+
+
+class Node:
+    """One element of an entry: namespace, local name, attributes, text, position."""
+
+    __slots__ = ("attrs", "children", "col", "line", "name", "ns", "text", "truncated")
+
+    def __init__(self, ns: str, name: str, attrs: dict[str, str], line: int, col: int) -> None:
+        self.ns = ns
+        self.name = name
+        self.attrs = attrs
+        self.line = line
+        self.col = col
+        self.text = ""
+        self.children: list[Node] = []
+        self.truncated = False
+
+    def child(self, ns: str, name: str) -> Node | None:
+        for c in self.children:
+            if c.name == name and c.ns == ns:
+                return c
+        return None
+
+    def find(self, ns: str, name: str) -> list[Node]:
+        return [c for c in self.children if c.name == name and c.ns == ns]
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return f"<Node {{{self.ns}}}{self.name} @{self.line}:{self.col} {self.text[:30]!r}>"
+
+
+class ParseProblem(Exception):  # noqa: N818 - a value carried out of expat, not a bug
+    """Parsing of one file stopped: ``code`` is the RULES.md (or limit) code."""
+
+    def __init__(self, code: str, message: str, line: int | None, col: int | None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+@dataclass(slots=True)
+class XmlFacts:
+    """File-level facts the validator needs after (or while) the entries stream by."""
+
+    root_ns: str | None = None
+    root_name: str | None = None
+    root_line: int = 1
+    root_col: int = 1
+    has_declaration: bool = False
+    declared_encoding: str | None = None
+    bom: bool = False
+    #: bytes (and their text) skipped before the XML declaration
+    leading_bytes: int = 0
+    leading_text: str = ""
+    byte_size: int = 0
+    entries: int = 0
+    namespaces: dict[str, str] = field(default_factory=dict)
+    truncated_texts: int = 0
+
+
+class XmlStreamParser:
+    """Push parser: :meth:`feed` bytes, then take finished entries from :attr:`out`.
+
+    It never builds more than the entry being read; the root element and any
+    text between entries are recorded only as facts.
+    """
+
+    def __init__(self, *, lean: bool = False, locs_only: bool = False) -> None:
+        self.facts = XmlFacts()
+        #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
+        #: rest of an entry is checked by expat but never turned into nodes
+        self.locs_only = locs_only
+        self._abs = 0  # stream offset of the pending buffer's first byte
+        self.out: list[Node | Plain] = []
+        #: lean: plain entries come out as :data:`Plain` tuples (the reader's fast lane)
+        self.lean = lean
+        self._fast = False
+        self._pend = b""
+        self._cnt = 0  # position in the pending buffer up to which lines are counted
+        self._line = 1  # line number at that position
+        self._entry_tag = b"<url>"
+        self._head = b""
+        self._started = False
+        self._line_offset = 0
+        self._depth = 0
+        self._entry_name: str | None = None
+        self._stack: list[Node] = []
+        self._names: dict[str, tuple[str, str]] = {}
+        p = expat.ParserCreate(namespace_separator=_SEP)
+        p.buffer_text = True
+        p.buffer_size = 65_536
+        p.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        p.StartDoctypeDeclHandler = self._doctype
+        p.EntityDeclHandler = self._entity
+        p.ExternalEntityRefHandler = self._external
+        p.XmlDeclHandler = self._xmldecl
+        p.StartNamespaceDeclHandler = self._nsdecl
+        p.StartElementHandler = self._start_root
+        self._p = p
+
+    # --- feeding -------------------------------------------------------------------
+    def feed(self, data: bytes, final: bool = False) -> None:
+        """Parse ``data``; raise :class:`ParseProblem` when the file cannot go on."""
+        self.facts.byte_size += len(data)
+        if not self._started:
+            self._head += data
+            if len(self._head) < LEADING_SCAN_BYTES and not final:
+                return
+            data = self._strip_head(self._head)
+            self._head = b""
+            self._started = True
+            if self.lean:
+                self._first(data, final)
+                return
+        if self._fast:
+            if self.locs_only and self._entry_tag == b"<url>":
+                self._locs_feed(data, final)
+            else:
+                self._fast_feed(data, final)
+        else:
+            self._parse(data, final)
+
+    def _parse(self, data: bytes, final: bool = False) -> None:
+        try:
+            self._p.Parse(data, final)
+        except expat.ExpatError as exc:
+            raise self._expat_problem(exc, data) from None
+        except LookupError:  # an encoding name Python does not know
+            raise ParseProblem(
+                "encoding-not-utf8",
+                f'declared encoding "{self.facts.declared_encoding}" is unknown (use UTF-8)',
+                1 + self._line_offset,
+                1,
+            ) from None
+
+    # --- the lean lane -----------------------------------------------------------------
+    # Why: a Python callback per element and a Node per child cap the reader near
+    # 150k URLs/s.  Plain entries (``<url><loc>…</loc>[<lastmod>…]…</url>``, no
+    # attributes, entities or markup in the text) are cut out by one regex and handed
+    # on as tuples.  expat still reads the same stream with those entries turned into
+    # blanks of the same shape, so well-formedness is still checked by expat, the other
+    # entries become nodes as usual, and every position stays exact.
+    def _first(self, data: bytes, final: bool) -> None:
+        enc = (self.facts.declared_encoding or "utf-8").lower().replace("_", "-")
+        m = _FIRST_ELEMENT.search(data)
+        if (
+            m is None
+            or enc not in ("utf-8", "utf8", "us-ascii", "ascii")
+            or b"<!" in data[: m.start()]
+        ):
+            self._parse(data, final)
+            return
+        self._parse(data[: m.end()])
+        if self._depth != 1 or self.facts.root_name not in ("urlset", "sitemapindex"):
+            self._parse(data[m.end() :], final)
+            return
+        self._fast = True
+        self._entry_tag = b"<url>" if self.facts.root_name == "urlset" else b"<sitemap>"
+        self._pend = data
+        if self.locs_only and self._entry_tag == b"<url>":
+            self._locs_feed(b"", final, start=m.end())
+        else:
+            self._fast_feed(b"", final, start=m.end())
+
+    def _locs_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        """The lean lane when only locs are wanted (``sitemapkit urls``): any ``<url>``
+        whose first child is a plain ``<loc>`` gives its loc, and the whole entry goes to
+        expat with no Python handlers set, so it is still checked but no node is built."""
+        buf = self._pend + data if self._pend else data
+        pos = start
+        p = self._p
+        parse = self._parse
+        blank_gap = _BLANK_GAP.fullmatch
+        find = buf.find
+        count = buf.count
+        cnt, line = self._cnt, self._line
+        offset = self._line_offset
+        run = -1  # start of the raw run expat will read without handlers
+        pending: list[tuple[int, Plain]] = []  # its entries, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            if run < 0:
+                return
+            p.StartElementHandler = p.EndElementHandler = None
+            try:
+                parse(buf[run:upto])
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self._outside()
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
+        hold = -1
+        while True:
+            u = find(b"<url>", pos)
+            if u < 0:
+                break
+            e = find(b"</url>", u)
+            if e < 0:
+                hold = u
+                break
+            if u > pos and blank_gap(buf, pos, u) is None:
+                flush(pos)
+                run = -1
+                gap = buf[pos:u]
+                parse(gap)
+                pos = u
+                if self._depth != 1 or b"<!" in gap or b"<?" in gap:
+                    self._fast = False
+                    parse(buf[u:], final)
+                    self._pend = b""
+                    return
+            m = _LOC_HEAD.match(buf, u)
+            loc = None
+            if m is not None and not (
+                find(b"<!", m.end(), e) >= 0
+                or find(b"<?", m.end(), e) >= 0
+                or find(b"<url>", m.end(), e) >= 0
+            ):
+                try:
+                    loc = m[1].decode()
+                except UnicodeDecodeError:
+                    loc = None
+            if loc is None:  # not plain: expat builds its node as usual
+                flush(pos)
+                run = -1
+                raw = buf[pos : e + 6]
+                if b"<!" in raw or b"<?" in raw:  # a comment may hide "</url>": expat decides
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
+                parse(raw)
+                pos = e + 6
+                if self._depth != 1:  # the entry did not close where it seemed to
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
+                continue
+            if run < 0:
+                run = pos
+            line += count(b"\n", cnt, u)
+            cnt = u
+            pending.append((self._abs + e + 6, (True, loc, None, None, None, line + offset)))
+            pos = e + 6
+        flush(pos)
+        end = len(buf)
+        if not final and hold >= 0 and end - hold < _MAX_HOLD:
+            end = hold
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        self._line, self._cnt = line, 0
+        self._pend = buf[end:]
+        self._abs += end
+        if final:
+            parse(b"", True)
+
+    def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        buf = self._pend + data if self._pend else data
+        pos = start
+        run = -1  # start of plain entries (and blanks between) not yet given to expat
+        p = self._p
+        parse = self._parse
+        blank_gap = _BLANK_GAP.fullmatch
+        count = buf.count
+        cnt, line = self._cnt, self._line
+        offset = self._line_offset
+        pending: list[tuple[int, Plain]] = []  # entries of the run, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            # expat reads the run blanked; only then are its entries known to be sound
+            if run < 0:
+                return
+            try:
+                parse(buf[run:upto].translate(_BLANK))
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
+        for m in _PLAIN.finditer(buf, pos):
+            s = m.start()
+            if s > pos and blank_gap(buf, pos, s) is None:
+                flush(pos)
+                run = -1
+                gap = buf[pos:s]
+                parse(gap)
+                pos = s
+                if self._depth != 1 or b"<!" in gap or b"<?" in gap:
+                    self._fast = False  # comments, CDATA or PIs: expat takes it from here
+                    parse(buf[s:], final)
+                    self._pend = b""
+                    return
+            g_loc, g_mod, g_freq, g_prio = m.group(2, 3, 4, 5)
+            try:
+                loc = g_loc.decode()
+                lastmod = None if g_mod is None else g_mod.decode()
+                changefreq = None if g_freq is None else g_freq.decode()
+                priority = None if g_prio is None else g_prio.decode()
+            except UnicodeDecodeError:  # expat names the bad bytes
+                flush(pos)
+                run = -1
+                parse(buf[pos : m.end()])
+                pos = m.end()
+                continue
+            if run < 0:
+                run = pos
+            line += count(b"\n", cnt, s)
+            cnt = s
+            entry = (m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset)
+            pending.append((self._abs + m.end(), entry))
+            pos = m.end()
+        flush(pos)
+        end = len(buf)
+        if not final:
+            hold = buf.rfind(self._entry_tag, pos)
+            if hold >= 0 and end - hold < _MAX_HOLD:
+                end = hold
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        self._line, self._cnt = line, 0
+        self._pend = buf[end:]
+        self._abs += end
+        if final:
+            parse(b"", True)
+
+    def close(self) -> None:
+        self.feed(b"", final=True)
+
+    def _strip_head(self, head: bytes) -> bytes:
+        facts = self.facts
+        if head.startswith(_UTF8_BOM):
+            facts.bom = True
+            head = head[3:]
+        stripped = head.lstrip()
+        skip = len(head) - len(stripped)
+        if not stripped.startswith(b"<?xml"):
+            pos = stripped.find(b"<?xml", 0, LEADING_SCAN_BYTES)
+            skip = skip + pos if pos > 0 else skip
+        if skip:
+            junk = head[:skip]
+            facts.leading_bytes = skip
+            facts.leading_text = junk[:80].decode("utf-8", "replace")
+            self._line_offset = junk.count(b"\n")
+            head = head[skip:]
+        facts.has_declaration = head.startswith(b"<?xml")
+        if facts.has_declaration:
+            m = _DECL_ENCODING.match(head)
+            facts.declared_encoding = m[1].decode("ascii") if m else None
+        elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            facts.declared_encoding = "UTF-16"
+        return head
+
+    def _pos(self) -> tuple[int, int]:
+        p = self._p
+        return p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
+
+    def _expat_problem(self, exc: expat.ExpatError, data: bytes) -> ParseProblem:
+        line = (exc.lineno or 1) + self._line_offset
+        col = (exc.offset or 0) + 1
+        reason = expat.errors.messages[exc.code] if exc.code else str(exc)
+        if exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] and (
+            self.facts.declared_encoding is None
+            or self.facts.declared_encoding.lower().replace("_", "-") in ("utf-8", "utf8")
+        ):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as ude:
+                if ude.start < len(data) - 4:
+                    return ParseProblem(
+                        "encoding-not-utf8",
+                        f"bytes {data[ude.start : ude.start + 4]!r} are not valid UTF-8",
+                        line,
+                        col,
+                    )
+        return ParseProblem("xml-malformed", f"not well-formed XML: {reason}", line, col)
+
+    # --- refusals --------------------------------------------------------------------
+    def _doctype(self, name: str, *_: object) -> None:
+        line, col = self._pos()
+        raise ParseProblem(
+            "xml-doctype",
+            f"DOCTYPE {name!r} refused (DTDs and entities are never read)",
+            line,
+            col,
+        )
+
+    def _entity(self, name: str, *_: object) -> None:
+        line, col = self._pos()
+        raise ParseProblem("xml-doctype", f"entity declaration {name!r} refused", line, col)
+
+    def _external(self, *_: object) -> int:
+        line, col = self._pos()
+        raise ParseProblem("xml-doctype", "external entity reference refused", line, col)
+
+    def _xmldecl(self, version: str | None, encoding: str | None, standalone: int) -> None:
+        if encoding:
+            self.facts.declared_encoding = encoding
+
+    def _nsdecl(self, prefix: str | None, uri: str) -> None:
+        if self._depth == 0:
+            self.facts.namespaces[prefix or ""] = uri
+
+    # --- elements --------------------------------------------------------------------
+    def _split(self, tag: str) -> tuple[str, str]:
+        got = self._names.get(tag)
+        if got is None:
+            ns, _, name = tag.rpartition(_SEP)
+            got = self._names[tag] = (ns, name)
+        return got
+
+    def _start_root(self, tag: str, attrs: dict[str, str]) -> None:
+        ns, name = self._split(tag)
+        facts = self.facts
+        facts.root_ns, facts.root_name = ns, name
+        facts.root_line, facts.root_col = self._pos()
+        self._depth = 1
+        if name not in ENTRY_NAMES:
+            raise ParseProblem(
+                "root-unknown",
+                f"root element <{name}> is neither urlset nor sitemapindex",
+                facts.root_line,
+                facts.root_col,
+            )
+        self._entry_name = ENTRY_NAMES[name]
+        self._outside()
+
+    # Two handler sets, swapped per entry: outside entries only depth is kept; inside,
+    # nodes are built.  Swapping costs less than testing the state on every callback.
+    def _outside(self) -> None:
+        p = self._p
+        p.StartElementHandler = self._start_out
+        p.EndElementHandler = self._end_out
+        p.CharacterDataHandler = None
+
+    def _start_out(self, tag: str, attrs: dict[str, str]) -> None:
+        depth = self._depth = self._depth + 1
+        if depth > MAX_XML_DEPTH:
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        entry = self._entry_name
+        if (entry is None and depth == 2) or got[1] == entry:
+            p = self._p
+            node = Node(
+                got[0],
+                got[1],
+                attrs,
+                p.CurrentLineNumber + self._line_offset,
+                p.CurrentColumnNumber + 1,
+            )
+            self._stack = [node]
+            p.StartElementHandler = self._start_in
+            p.EndElementHandler = self._end_in
+            p.CharacterDataHandler = self._chars
+
+    def _end_out(self, tag: str) -> None:
+        self._depth -= 1
+
+    def _too_deep(self) -> None:
+        line, col = self._pos()
+        raise ParseProblem(
+            "limit-xml-depth",
+            f"elements nested deeper than {MAX_XML_DEPTH} levels (limit max-xml-depth)",
+            line,
+            col,
+        )
+
+    def _start_in(self, tag: str, attrs: dict[str, str]) -> None:
+        stack = self._stack
+        if len(stack) + self._depth > MAX_XML_DEPTH:
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        p = self._p
+        node = Node(
+            got[0],
+            got[1],
+            attrs,
+            p.CurrentLineNumber + self._line_offset,
+            p.CurrentColumnNumber + 1,
+        )
+        stack[-1].children.append(node)
+        stack.append(node)
+
+    def _end_in(self, tag: str) -> None:
+        stack = self._stack
+        node = stack.pop()
+        if not stack:
+            self.out.append(node)
+            self.facts.entries += 1
+            self._depth -= 1
+            self._outside()
+
+    def _chars(self, data: str) -> None:
+        node = self._stack[-1]
+        if node.text:
+            if node.truncated:
+                return
+            data = node.text + data
+        if len(data) > MAX_TEXT_CHARS:
+            data = data[:MAX_TEXT_CHARS]
+            if not node.truncated:
+                node.truncated = True
+                self.facts.truncated_texts += 1
+        node.text = data
