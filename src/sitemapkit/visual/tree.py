@@ -31,6 +31,7 @@ last resort a virtual "depth N" group under the root.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -125,11 +126,10 @@ def split_url(url: str) -> tuple[str, list[str], bool, str | None]:
     rest = rest.split("#", 1)[0]
     path, qmark, query = rest.partition("?")
     trailing = path.endswith("/")
-    inner = path[1:].rstrip("/") if trailing else path[1:]
-    if trailing and inner != path[1:-1]:
-        # several trailing slashes ("/a//"): keep them as empty segments
-        inner = path[1:-1]
-    segments = inner.split("/") if inner else []
+    if trailing:  # strip exactly one slash: "/a//" keeps its empty last segment
+        segments = path[1:-1].split("/") if len(path) > 1 else []
+    else:
+        segments = path[1:].split("/") if path else []
     return origin, segments, trailing, (query if qmark else None)
 
 
@@ -145,9 +145,21 @@ def join_url(origin: str, segments: list[str], trailing: bool, query: str | None
     return url
 
 
-def _sort_key(nodes: list[Node], i: int) -> tuple[int, int, str]:
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
+    """"page-2" before "page-10": digit runs compare as numbers."""
+    return tuple(
+        (1, int(part), "") if part.isdigit() else (0, 0, part.lower())
+        for part in _DIGITS.split(text)
+        if part
+    )
+
+
+def _sort_key(nodes: list[Node], i: int) -> tuple[int, int, tuple[tuple[int, int, str], ...]]:
     n = nodes[i]
-    return (-n.pages, 0 if n.children else 1, n.segment)
+    return (-n.pages, 0 if n.children else 1, natural_key(n.segment))
 
 
 class SiteTree:

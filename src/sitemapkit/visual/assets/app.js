@@ -159,6 +159,9 @@
     colorState = { mode: mode, keys: keys, colors: colors, entries: entries, only: null };
   }
   function colorOf(n) {
+    if (n >= 0 && !hasPage[n] && colorState.mode === 'section' && sectionOf[n] !== null) {
+      return colorState.colors.get(sectionOf[n]) || '#d0d7de';
+    }
     if (n < 0 || !hasPage[n]) { return '#d0d7de'; }
     return colorState.colors.get(colorState.keys[n]) || GREY;
   }
