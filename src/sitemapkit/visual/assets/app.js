@@ -390,11 +390,11 @@
     tf.x = r.width / 2 - cx * tf.k; tf.y = r.height / 2 - cy * tf.k;
     applyTransform();
   }
-  function keepInPlace(key, fn) {
+  function keepInPlace(key, fn, afterKey) {
     // keep the node the user acted on under their pointer while the tree re-lays out
     var before = byKey.get(key), bx = before ? before.x : 0, by = before ? before.y : 0;
     fn();
-    var after = byKey.get(key);
+    var after = byKey.get(afterKey || key);
     if (before && after) { tf.x += (bx - after.x) * tf.k; tf.y += (by - after.y) * tf.k; applyTransform(); }
   }
   var pointers = new Map(), panStart = null, moved = false;
@@ -437,9 +437,11 @@
   function toggle(t) {
     var V = view;
     if (t.more >= 0) {
-      keepInPlace(t.key, function () { V.shown.set(t.more, V.kids[t.more].length); render(); });
-      var first = V.kids[t.more][shownCountBefore(t)];
-      if (first !== undefined) { focusKey = 'n' + first; }
+      // the first child that was hidden takes the group's place on screen
+      var first = V.kids[t.more][V.kids[t.more].length - t.hidden];
+      keepInPlace(t.key, function () { V.shown.set(t.more, V.kids[t.more].length); render(); }, 'n' + first);
+      focusKey = 'n' + first;
+      restyle();
       return;
     }
     if (!V.kids[t.n]) { return; }
@@ -448,7 +450,6 @@
       render();
     });
   }
-  function shownCountBefore(t) { return view.kids[t.more].length - t.hidden; }
   function select(n) {
     selected = n;
     showDetails(n);
