@@ -29,8 +29,8 @@ run: $(STAMP)
 	$(BIN)/sitemapkit demo --out out $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check $(wildcard src tests bench scripts)
+	$(BIN)/ruff format --check $(wildcard src tests bench scripts)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

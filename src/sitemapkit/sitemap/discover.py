@@ -1,0 +1,117 @@
+"""Finding a site's sitemaps: robots.txt ``Sitemap:`` lines first, then well-known paths.
+
+Why robots.txt first: it is where site owners declare sitemaps on purpose
+([SM], [GR]); the well-known paths are a guess, tried only when robots.txt
+names none.  A relative ``Sitemap:`` value is an error (``robots-sitemap-relative``)
+that the reader still tolerates by resolving it against robots.txt.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+from urllib.parse import urljoin, urlsplit
+
+from sitemapkit.model import Finding, Severity
+from sitemapkit.sitemap.source import FetchInfo, Limits, SourceProblem, fetch_chunks
+
+if TYPE_CHECKING:
+    import aiohttp
+
+#: Paths tried, in order, when robots.txt names no sitemap; the first that answers wins.
+WELL_KNOWN_PATHS: Final = (
+    "/sitemap.xml",
+    "/sitemap_index.xml",
+    "/sitemap-index.xml",
+    "/sitemap.xml.gz",
+    "/wp-sitemap.xml",
+    "/sitemap.txt",
+)
+#: robots.txt bodies are capped (Google reads 500 KiB).
+MAX_ROBOTS_BYTES: Final = 512 * 1024
+
+
+def parse_robots_sitemaps(text: str, robots_url: str) -> tuple[list[str], list[Finding]]:
+    """The ``Sitemap:`` URLs of a robots.txt body, and findings for relative ones."""
+    found: list[str] = []
+    findings: list[Finding] = []
+    text = text.removeprefix("\ufeff")
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip() if "#" in raw else raw.strip()
+        key, sep, value = line.partition(":")
+        if not sep or key.strip().lower() not in ("sitemap", "site-map"):
+            continue
+        value = value.strip()
+        if not value:
+            continue
+        parts = urlsplit(value)
+        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+            findings.append(
+                Finding(
+                    "robots-sitemap-relative",
+                    Severity.ERROR,
+                    f'Sitemap: value "{value}" is not a full URL',
+                    robots_url,
+                    lineno,
+                    1,
+                    url=value,
+                )
+            )
+            value = urljoin(robots_url, value)
+        if value not in found:
+            found.append(value)
+    return found, findings
+
+
+async def _read_capped(session: aiohttp.ClientSession, url: str, lim: Limits, cap: int) -> bytes:
+    info = FetchInfo(url)
+    buf = bytearray()
+    async for chunk in fetch_chunks(session, url, lim, info):
+        buf += chunk
+        if len(buf) >= cap:
+            break
+    return bytes(buf[:cap])
+
+
+def _looks_like_sitemap(head: bytes) -> bool:
+    if head.startswith(b"\x1f\x8b"):
+        return True
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if text.startswith((b"http://", b"https://")):
+        return True
+    return any(tag in text for tag in (b"<urlset", b"<sitemapindex", b"<rss", b"<feed"))
+
+
+async def discover(
+    site_url: str, session: aiohttp.ClientSession, lim: Limits | None = None
+) -> tuple[list[str], list[Finding]]:
+    """Sitemap URLs of the site at ``site_url`` and the robots.txt findings met on the way."""
+    lim = lim or Limits()
+    parts = urlsplit(site_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    robots_url = origin + "/robots.txt"
+    findings: list[Finding] = []
+    try:
+        body = await _read_capped(session, robots_url, lim, MAX_ROBOTS_BYTES)
+    except SourceProblem:
+        body = b""
+    found, robots_findings = parse_robots_sitemaps(body.decode("utf-8", "replace"), robots_url)
+    findings.extend(robots_findings)
+    if found:
+        return found, findings
+    for path in WELL_KNOWN_PATHS:
+        url = origin + path
+        try:
+            head = await _read_capped(session, url, lim, 2048)
+        except SourceProblem:
+            continue
+        if _looks_like_sitemap(head):
+            return [url], findings
+    return [], findings
+
+
+async def discover_sitemaps(
+    site_url: str, *, session: aiohttp.ClientSession, limits: Limits | None = None
+) -> list[str]:
+    """The sitemap URLs a site declares in robots.txt, else the first well-known one found."""
+    found, _ = await discover(site_url, session, limits)
+    return found

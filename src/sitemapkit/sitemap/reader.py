@@ -1,0 +1,445 @@
+"""Read any sitemap into :class:`~sitemapkit.model.UrlEntry` values, streaming.
+
+The tolerant half of "tolerant reader, strict validator" (RULES.md, "Parsing
+in the wild"): a missing or https namespace, old Google namespaces, BOMs,
+leading junk, bad dates (kept as text), gzip with or without
+``Content-Encoding``, text sitemaps, RSS 2.0/Atom feeds and robots.txt
+``Sitemap:`` lines are all read, and each tolerance is noted (``tolerated-*``
+info findings in the caller's ``log``).  Safety caps and unreadable children
+are noted there too, under their ``limit-*`` / RULES.md codes.
+
+Two doors: :func:`aiter_entries` (async, receives the caller's
+``aiohttp.ClientSession`` — the crawler's seam) and :func:`iter_entries`
+(sync, runs the same walk on a private event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from dataclasses import dataclass, replace
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from sitemapkit.limits import (
+    IMAGE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+)
+from sitemapkit.model import (
+    Alternate,
+    Finding,
+    Image,
+    News,
+    Severity,
+    SitemapRef,
+    UrlEntry,
+    Video,
+    VideoPlatform,
+    VideoRestriction,
+)
+from sitemapkit.sitemap.discover import discover_sitemaps
+from sitemapkit.sitemap.parse import Node
+from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Walker
+
+if TYPE_CHECKING:
+    import aiohttp
+
+__all__ = [
+    "Limits",
+    "SourcedEntry",
+    "aiter_entries",
+    "aiter_sourced",
+    "discover_sitemaps",
+    "iter_entries",
+    "iter_sourced",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SourcedEntry:
+    """An entry and where it was read: the sitemap (path or URL) and the line of its ``url``."""
+
+    entry: UrlEntry
+    sitemap: str
+    line: int | None = None
+
+
+# --- nodes -> values -----------------------------------------------------------------
+def _text(node: Node | None) -> str | None:
+    return None if node is None else node.text.strip()
+
+
+def _yes(text: str | None) -> bool | None:
+    if text is None:
+        return None
+    t = text.strip().lower()
+    return True if t == "yes" else False if t == "no" else None
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def to_image(node: Node) -> Image:
+    ns = node.ns
+    return Image(
+        loc=_text(node.child(ns, "loc")) or "",
+        caption=_text(node.child(ns, "caption")),
+        geo_location=_text(node.child(ns, "geo_location")),
+        title=_text(node.child(ns, "title")),
+        license=_text(node.child(ns, "license")),
+    )
+
+
+_VIDEO_TEXT = frozenset(
+    {
+        "thumbnail_loc",
+        "title",
+        "description",
+        "content_loc",
+        "player_loc",
+        "expiration_date",
+        "publication_date",
+    }
+)
+
+
+def to_video(node: Node) -> Video:
+    ns = node.ns
+    values: dict[str, Any] = {}
+    tags: list[str] = []
+    for c in node.children:
+        if c.ns != ns:
+            continue
+        text = c.text.strip()
+        name = c.name
+        if name in _VIDEO_TEXT:
+            values.setdefault(name, text)
+        elif name in ("duration", "view_count"):
+            values.setdefault(name, _int(text))
+        elif name == "rating":
+            values.setdefault(name, _float(text))
+        elif name == "tag":
+            tags.append(text)
+        elif name in ("family_friendly", "requires_subscription", "live"):
+            values.setdefault(name, _yes(text))
+        elif name == "uploader":
+            values.setdefault("uploader", text)
+            if "info" in c.attrs:
+                values.setdefault("uploader_info", c.attrs["info"])
+        elif name == "restriction":
+            values.setdefault(
+                "restriction",
+                VideoRestriction(c.attrs.get("relationship", ""), tuple(text.split())),
+            )
+        elif name == "platform":
+            values.setdefault(
+                "platform", VideoPlatform(c.attrs.get("relationship", ""), tuple(text.split()))
+            )
+    values.setdefault("thumbnail_loc", "")
+    values.setdefault("title", "")
+    values.setdefault("description", "")
+    return Video(tags=tuple(tags), **values)
+
+
+def to_news(node: Node) -> News:
+    ns = node.ns
+    pub = node.child(ns, "publication")
+    return News(
+        publication_name=(_text(pub.child(ns, "name")) if pub else None) or "",
+        publication_language=(_text(pub.child(ns, "language")) if pub else None) or "",
+        publication_date=_text(node.child(ns, "publication_date")) or "",
+        title=_text(node.child(ns, "title")) or "",
+    )
+
+
+def to_url_entry(node: Node, core_ns: str) -> UrlEntry | None:
+    """The :class:`UrlEntry` of a ``url`` node (values verbatim), or ``None`` without a loc."""
+    loc = lastmod = changefreq = priority = None
+    images: list[Image] = []
+    videos: list[Video] = []
+    news: News | None = None
+    alternates: list[Alternate] = []
+    for c in node.children:
+        ns = c.ns
+        if ns in (core_ns, ""):
+            name = c.name
+            if name == "loc":
+                loc = loc or c.text.strip()
+            elif name == "lastmod":
+                lastmod = lastmod or c.text.strip()
+            elif name == "changefreq":
+                changefreq = changefreq or c.text.strip()
+            elif name == "priority":
+                priority = priority or c.text.strip()
+        elif ns == IMAGE_NS:
+            if c.name == "image":
+                images.append(to_image(c))
+        elif ns == VIDEO_NS:
+            if c.name == "video":
+                videos.append(to_video(c))
+        elif ns == NEWS_NS:
+            if c.name == "news" and news is None:
+                news = to_news(c)
+        elif ns == XHTML_NS and c.name == "link":
+            a = c.attrs
+            if a.get("rel") == "alternate" and "hreflang" in a and "href" in a:
+                alternates.append(Alternate(a["hreflang"].strip(), a["href"].strip()))
+    if not loc:
+        return None
+    return UrlEntry(
+        loc=loc,
+        lastmod=lastmod or None,
+        changefreq=changefreq or None,
+        priority=priority or None,
+        images=tuple(images),
+        videos=tuple(videos),
+        news=news,
+        alternates=tuple(alternates),
+    )
+
+
+def to_sitemap_ref(node: Node, core_ns: str) -> SitemapRef | None:
+    loc = lastmod = None
+    for c in node.children:
+        if c.ns in (core_ns, ""):
+            if c.name == "loc" and loc is None:
+                loc = c.text.strip()
+            elif c.name == "lastmod" and lastmod is None:
+                lastmod = c.text.strip()
+    return SitemapRef(loc, lastmod or None) if loc else None
+
+
+def _rss_date(text: str | None) -> str | None:
+    if not text:
+        return None
+    try:
+        return parsedate_to_datetime(text).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return text
+
+
+def feed_link(node: Node) -> str | None:
+    """The page URL of an RSS ``item`` or an Atom ``entry``."""
+    if node.name == "entry":
+        for c in node.children:
+            if c.name == "link" and c.attrs.get("rel", "alternate") == "alternate":
+                href = c.attrs.get("href", "").strip()
+                if href:
+                    return href
+        return None
+    link = node.child(node.ns, "link") or node.child("", "link")
+    if link is not None and link.text.strip():
+        return link.text.strip()
+    guid = node.child(node.ns, "guid") or node.child("", "guid")
+    if guid is not None and guid.attrs.get("isPermaLink", "true") != "false":
+        text = guid.text.strip()
+        if text.startswith(("http://", "https://")):
+            return text
+    return None
+
+
+def to_feed_entry(node: Node) -> UrlEntry | None:
+    link = feed_link(node)
+    if link is None:
+        return None
+    if node.name == "entry":
+        lastmod = _text(node.child(ATOM_NS, "updated")) or _text(node.child(ATOM_NS, "published"))
+    else:
+        lastmod = _rss_date(_text(node.child(node.ns, "pubDate") or node.child("", "pubDate")))
+    return UrlEntry(loc=link, lastmod=lastmod or None)
+
+
+# --- tolerances ------------------------------------------------------------------------
+def tolerances(doc: Doc) -> list[Finding]:
+    """Info notes for what the reader accepted although the protocol says otherwise."""
+    notes: list[Finding] = []
+    f = doc.facts
+
+    def note(code: str, msg: str) -> None:
+        notes.append(Finding(code, Severity.INFO, msg, doc.source))
+
+    if doc.kind in ("urlset", "sitemapindex") and f.root_ns != SITEMAP_NS:
+        what = "no namespace" if not f.root_ns else f'namespace "{f.root_ns}"'
+        note("tolerated-namespace", f"read <{doc.kind}> with {what}")
+    if f.bom:
+        note("tolerated-bom", "read past a byte order mark")
+    if f.leading_bytes:
+        note("tolerated-leading-content", f"skipped {f.leading_bytes} bytes before <?xml")
+    if doc.gzip:
+        enc = doc.fetch.content_encoding if doc.fetch else ""
+        note("tolerated-gzip", f"gunzipped the body (Content-Encoding: {enc or 'none'})")
+    if doc.kind == "text":
+        note("tolerated-text", "read as a text sitemap")
+    if doc.kind in ("rss", "atom"):
+        note("tolerated-feed", f"read as an {doc.kind.upper()} feed")
+    return notes
+
+
+# --- the walk -> entries ------------------------------------------------------------------
+async def _abatches(
+    sources: list[str],
+    *,
+    session: aiohttp.ClientSession | None,
+    limits: Limits,
+    sitemap_url: str | None,
+    log: list[Finding] | None,
+    follow: bool = True,
+) -> AsyncGenerator[list[SourcedEntry], None]:
+    walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url, follow=follow)
+    async for ev in walker.walk(sources):
+        doc = ev.doc
+        kind = ev.kind
+        if kind == "nodes":
+            batch: list[SourcedEntry] = []
+            src = doc.source
+            if doc.kind == "urlset":
+                core = doc.core_ns
+                if core not in TOLERATED_CORE_NS:
+                    continue
+                for node in ev.nodes:
+                    if node.name == "url":
+                        e = to_url_entry(node, core)
+                        if e is not None:
+                            batch.append(SourcedEntry(e, src, node.line))
+            elif doc.kind == "text":
+                for node in ev.nodes:
+                    t = node.text.strip()
+                    if t.startswith(("http://", "https://")) and " " not in t:
+                        batch.append(SourcedEntry(UrlEntry(t), src, node.line))
+                    elif log is not None:
+                        log.append(
+                            Finding(
+                                "text-line-invalid",
+                                Severity.ERROR,
+                                f'"{t[:100]}" is not one absolute URL',
+                                src,
+                                node.line,
+                                1,
+                            )
+                        )
+            elif doc.kind in ("rss", "atom"):
+                for node in ev.nodes:
+                    e = to_feed_entry(node)
+                    if e is not None:
+                        batch.append(SourcedEntry(e, src, node.line))
+            elif doc.kind == "sitemapindex" and not follow:
+                for node in ev.nodes:
+                    ref = to_sitemap_ref(node, doc.core_ns)
+                    if ref is not None:
+                        batch.append(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, node.line))
+            if batch:
+                yield batch
+        elif log is not None:
+            if kind in ("finding", "unreadable") and ev.finding is not None:
+                log.append(ev.finding)
+            elif kind == "end":
+                log.extend(tolerances(doc))
+
+
+def _limits(limits: Limits | None, caps: dict[str, Any]) -> Limits:
+    lim = limits or Limits()
+    return replace(lim, **caps) if caps else lim
+
+
+async def aiter_sourced(
+    source: str,
+    *,
+    session: aiohttp.ClientSession | None,
+    limits: Limits | None = None,
+    sitemap_url: str | None = None,
+    log: list[Finding] | None = None,
+    follow: bool = True,
+    **caps: Any,
+) -> AsyncIterator[SourcedEntry]:
+    """Like :func:`aiter_entries`, with the sitemap and line each entry came from."""
+    async for batch in _abatches(
+        [source],
+        session=session,
+        limits=_limits(limits, caps),
+        sitemap_url=sitemap_url,
+        log=log,
+        follow=follow,
+    ):
+        for item in batch:
+            yield item
+
+
+async def aiter_entries(
+    source: str,
+    *,
+    session: aiohttp.ClientSession | None,
+    limits: Limits | None = None,
+    log: list[Finding] | None = None,
+    **caps: Any,
+) -> AsyncIterator[UrlEntry]:
+    """Every URL entry of ``source`` (file, ``-``, sitemap/robots.txt/home URL), streaming.
+
+    Network reads go through ``session`` (the caller's; ``None`` makes a private
+    one).  Indexes are followed under the caps in ``limits``/``caps``
+    (``max_download_bytes``, ``max_decompressed_bytes``, ``max_index_depth``,
+    ``max_sitemaps``, ``timeout``).  Problems and tolerances go to ``log``.
+    """
+    async for batch in _abatches(
+        [source], session=session, limits=_limits(limits, caps), sitemap_url=None, log=log
+    ):
+        for item in batch:
+            yield item.entry
+
+
+def iter_sourced(
+    source: str,
+    *,
+    limits: Limits | None = None,
+    sitemap_url: str | None = None,
+    log: list[Finding] | None = None,
+    follow: bool = True,
+    **caps: Any,
+) -> Iterator[SourcedEntry]:
+    """Sync :func:`aiter_sourced` on a private event loop (not from inside a running loop)."""
+    agen = _abatches(
+        [source],
+        session=None,
+        limits=_limits(limits, caps),
+        sitemap_url=sitemap_url,
+        log=log,
+        follow=follow,
+    )
+    loop = asyncio.new_event_loop()
+    try:
+        while True:
+            try:
+                batch = loop.run_until_complete(agen.__anext__())
+            except StopAsyncIteration:
+                return
+            yield from batch
+    finally:
+        loop.run_until_complete(agen.aclose())
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
+
+
+def iter_entries(
+    source: str,
+    *,
+    limits: Limits | None = None,
+    log: list[Finding] | None = None,
+    **caps: Any,
+) -> Iterator[UrlEntry]:
+    """Every URL entry of ``source``; the sync door (see :func:`aiter_entries`)."""
+    for item in iter_sourced(source, limits=limits, log=log, **caps):
+        yield item.entry

@@ -1,0 +1,216 @@
+"""Where sitemap bytes come from, and the caps that keep hostile ones harmless.
+
+Why a module of its own: files, stdin and HTTP bodies all end in the same
+:class:`Decoder` (gzip by magic bytes, whatever the name or headers say, with
+a cap on decompressed bytes) so a gzip bomb or a zip posing as ``.gz`` is
+caught in one place.  The network seam is :func:`fetch_chunks`: it receives
+the caller's ``aiohttp.ClientSession`` and streams the body under a byte cap
+and a timeout.  aiohttp is imported only when a URL is actually read, so
+reading local files stays quick to start.
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from sitemapkit import limits
+
+if TYPE_CHECKING:
+    import aiohttp
+
+#: Seconds allowed for one sitemap request, from connect to the last body byte.
+FETCH_TIMEOUT: Final = 60.0
+#: Bytes read per chunk from a file or a response body.
+CHUNK_BYTES: Final = 256 * 1024
+USER_AGENT: Final = "sitemapkit/0.1 (+https://github.com/sitemapkit/sitemapkit)"
+
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+_ZIP_MAGIC: Final = b"PK\x03\x04"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The safety caps one read runs under; each hit is reported under its ``limit-*`` code."""
+
+    max_download_bytes: int = limits.MAX_DOWNLOAD_BYTES
+    max_decompressed_bytes: int = limits.MAX_DECOMPRESSED_BYTES
+    max_index_depth: int = limits.MAX_INDEX_DEPTH
+    max_sitemaps: int = limits.MAX_SITEMAPS_FOLLOWED
+    timeout: float = FETCH_TIMEOUT
+
+
+class SourceProblem(Exception):  # noqa: N818 - carries a finding, not a programming error
+    """Reading a source failed or was stopped: ``code`` is a RULES.md or ``limit-*`` code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Decoder:
+    """Turns raw bytes into document bytes: sniffs gzip/zip, inflates under a cap.
+
+    Multi-member gzip files are followed member by member; a stream that ends
+    inside a member is ``gzip-invalid`` (truncated), not silently short.
+    """
+
+    def __init__(self, max_decompressed: int, *, name: str = "") -> None:
+        self.max = max_decompressed
+        self.name = name
+        self.gzip: bool | None = None
+        self.out_bytes = 0
+        self._head = b""
+        self._z: zlib._Decompress | None = None
+        self._members_done = 0
+
+    def feed(self, data: bytes) -> bytes:
+        if self.gzip is None:
+            self._head += data
+            if len(self._head) < 4:
+                return b""
+            data, self._head = self._head, b""
+            if data.startswith(_ZIP_MAGIC):
+                raise SourceProblem(
+                    "gzip-invalid", "is a zip archive, not gzip (sitemaps may only be gzipped)"
+                )
+            self.gzip = data.startswith(_GZIP_MAGIC)
+            if self.gzip:
+                self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if not self.gzip:
+            return self._count(data)
+        return self._inflate(data)
+
+    def _count(self, data: bytes) -> bytes:
+        self.out_bytes += len(data)
+        if self.out_bytes > self.max:
+            raise SourceProblem(
+                "limit-decompressed-bytes",
+                f"more than {self.max:,} bytes of content (limit max-decompressed-bytes)",
+            )
+        return data
+
+    def _inflate(self, data: bytes) -> bytes:
+        out: list[bytes] = []
+        while data:
+            z = self._z
+            if z is None or z.eof:
+                if not data.strip(b"\x00"):
+                    break  # zero padding after the last member is tolerated
+                if not data.startswith(_GZIP_MAGIC[:1]) or (
+                    len(data) > 1 and not data.startswith(_GZIP_MAGIC)
+                ):
+                    raise SourceProblem("gzip-invalid", "has trailing bytes that are not gzip")
+                self._members_done += 1
+                z = self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            room = self.max - self.out_bytes + 1
+            try:
+                chunk = z.decompress(data, max(room, 1))
+            except zlib.error as exc:
+                raise SourceProblem("gzip-invalid", f"does not decompress: {exc}") from None
+            out.append(self._count(chunk))
+            data = z.unconsumed_tail or z.unused_data
+            if z.unconsumed_tail:
+                continue
+            if not z.eof:
+                break
+        return b"".join(out)
+
+    def finish(self) -> bytes:
+        """Flush; raise ``gzip-invalid`` when the stream stopped inside a member."""
+        if self.gzip is None:
+            data, self._head = self._head, b""
+            if data.startswith(_GZIP_MAGIC):
+                raise SourceProblem("gzip-invalid", "is truncated (ends inside the gzip header)")
+            self.gzip = False
+            return self._count(data)
+        if self.gzip and self._z is not None and not self._z.eof:
+            raise SourceProblem("gzip-invalid", "is truncated (the gzip stream ends early)")
+        return b""
+
+
+def iter_file_chunks(path: str) -> Iterator[bytes]:
+    """Raw chunks of a local file, or of stdin for ``-``; ``OSError`` passes up."""
+    if path == "-":
+        stream = sys.stdin.buffer
+        while chunk := stream.read(CHUNK_BYTES):
+            yield chunk
+        return
+    with Path(path).open("rb") as fh:
+        while chunk := fh.read(CHUNK_BYTES):
+            yield chunk
+
+
+@dataclass(slots=True)
+class FetchInfo:
+    """What the response said: the final URL after redirects, status and headers we use."""
+
+    url: str
+    final_url: str = ""
+    status: int = 0
+    content_type: str = ""
+    content_encoding: str = ""
+
+
+async def fetch_chunks(
+    session: aiohttp.ClientSession, url: str, lim: Limits, info: FetchInfo
+) -> AsyncIterator[bytes]:
+    """Stream the body of ``url`` through ``session``; raise :class:`SourceProblem` on failure.
+
+    Redirects are followed by aiohttp up to :data:`limits.MAX_REDIRECTS`; a body
+    over ``lim.max_download_bytes`` stops with ``limit-download-bytes``.
+    """
+    import asyncio
+
+    import aiohttp
+
+    timeout = aiohttp.ClientTimeout(total=lim.timeout)
+    try:
+        async with session.get(
+            url,
+            timeout=timeout,
+            max_redirects=limits.MAX_REDIRECTS,
+            headers={"User-Agent": USER_AGENT},
+        ) as resp:
+            info.final_url = str(resp.url)
+            info.status = resp.status
+            info.content_type = resp.headers.get("Content-Type", "")
+            info.content_encoding = resp.headers.get("Content-Encoding", "")
+            if resp.status != 200:
+                raise SourceProblem(f"http-{resp.status}", f"answered HTTP {resp.status}")
+            declared = resp.content_length
+            if declared is not None and declared > lim.max_download_bytes:
+                raise SourceProblem(
+                    "limit-download-bytes",
+                    f"declares {declared:,} bytes, over {lim.max_download_bytes:,} "
+                    "(limit max-download-bytes)",
+                )
+            got = 0
+            async for chunk in resp.content.iter_chunked(CHUNK_BYTES):
+                got += len(chunk)
+                if got > lim.max_download_bytes:
+                    raise SourceProblem(
+                        "limit-download-bytes",
+                        f"sent more than {lim.max_download_bytes:,} bytes "
+                        "(limit max-download-bytes)",
+                    )
+                yield chunk
+    except TimeoutError:
+        raise SourceProblem(
+            "limit-timeout", f"timed out after {lim.timeout:g} s (limit timeout)"
+        ) from None
+    except aiohttp.TooManyRedirects:
+        raise SourceProblem("fetch-failed", f"more than {limits.MAX_REDIRECTS} redirects") from None
+    except aiohttp.ClientResponseError as exc:
+        raise SourceProblem("fetch-failed", f"bad response: {exc.message}") from None
+    except (aiohttp.ClientError, asyncio.CancelledError) as exc:
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise SourceProblem("fetch-failed", f"could not be fetched: {exc}") from None
+    except (ValueError, OSError) as exc:
+        raise SourceProblem("fetch-failed", f"could not be fetched: {exc}") from None

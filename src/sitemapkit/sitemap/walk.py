@@ -1,0 +1,455 @@
+"""The walk over a sitemap source: files, URLs, robots.txt, indexes followed recursively.
+
+Why one walker for both the reader and the validator: following an index
+(depth cap, cycle detection, the cap on sitemaps followed, gzip, text and feed
+formats) must behave the same whether the caller wants URLs or findings.  The
+walker emits :class:`Event` values in document order, in batches of nodes, so
+neither consumer ever holds a whole file.
+
+Local index files whose children are siblings on disk (what ``sitemapkit
+build`` writes) are read from disk: a child URL whose file name exists next to
+the index is opened there instead of fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Final
+from urllib.parse import unquote, urlsplit
+
+from sitemapkit.limits import SITEMAP_NS
+from sitemapkit.model import Finding, Severity
+from sitemapkit.sitemap.discover import discover, parse_robots_sitemaps
+from sitemapkit.sitemap.parse import Node, ParseProblem, XmlFacts, XmlStreamParser
+from sitemapkit.sitemap.source import (
+    Decoder,
+    FetchInfo,
+    Limits,
+    SourceProblem,
+    fetch_chunks,
+    iter_file_chunks,
+)
+
+if TYPE_CHECKING:
+    import aiohttp
+
+ATOM_NS: Final = "http://www.w3.org/2005/Atom"
+#: Namespaces a tolerant reader accepts for urlset/sitemapindex (old Google ones, https form).
+TOLERATED_CORE_NS: Final = frozenset(
+    {
+        SITEMAP_NS,
+        "",
+        "https://www.sitemaps.org/schemas/sitemap/0.9",
+        "http://www.google.com/schemas/sitemap/0.84",
+        "http://www.google.com/schemas/sitemap/0.9",
+        "http://www.google.com/schemas/sitemap/0.90",
+    }
+)
+
+
+@dataclass(slots=True)
+class Doc:
+    """One sitemap file being read: where it is, how we got there, what it turned out to be."""
+
+    source: str  # what the user sees: a path or a URL
+    url: str | None  # the sitemap's own URL when known (scope rules)
+    path: str | None = None  # local file, or "-" for stdin
+    depth: int = 0
+    parent: Doc | None = None
+    parent_line: int | None = None
+    kind: str | None = None  # urlset | sitemapindex | rss | atom | text
+    facts: XmlFacts = field(default_factory=XmlFacts)
+    gzip: bool = False
+    fetch: FetchInfo | None = None
+    errors: int = 0  # set by consumers (validator) to report index-child-invalid
+    children: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def core_ns(self) -> str:
+        return self.facts.root_ns or ""
+
+
+@dataclass(slots=True)
+class Event:
+    """``start`` / ``nodes`` / ``end`` of a doc, a ``finding`` on it, or ``unreadable``."""
+
+    kind: str
+    doc: Doc
+    nodes: list[Node] = field(default_factory=list)
+    finding: Finding | None = None
+
+
+def is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://")) and "://" in text[:8]
+
+
+#: Codes of a top-level source that could not be read at all (the CLI's exit 2).
+UNREADABLE_CODES: Final = frozenset(
+    {"file-unreadable", "sitemap-not-found", "fetch-failed", "limit-timeout"}
+)
+
+
+def is_unreadable(f: Finding) -> bool:
+    """True for the finding of a SOURCE that yielded nothing (not a child of an index)."""
+    return f.code in UNREADABLE_CODES or f.code.startswith("http-")
+
+
+def _is_home(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query
+
+
+def _finding(
+    doc: Doc,
+    code: str,
+    sev: Severity,
+    msg: str,
+    line: int | None = None,
+    col: int | None = None,
+    url: str | None = None,
+) -> Finding:
+    return Finding(code, sev, msg, doc.source, line, col, url)
+
+
+class TextParser:
+    """Text sitemaps: one URL per line, UTF-8; lines come out as ``line`` nodes."""
+
+    def __init__(self) -> None:
+        self._tail = b""
+        self._lineno = 0
+        self.out: list[Node] = []
+        self.entries = 0
+
+    def feed(self, data: bytes, final: bool = False) -> None:
+        data = self._tail + data
+        lines = data.split(b"\n")
+        self._tail = b"" if final else lines.pop()
+        for raw in lines:
+            self._lineno += 1
+            if self._lineno == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            text = raw.decode("utf-8", "replace").rstrip("\r")
+            if not text.strip():
+                continue
+            node = Node("", "line", {}, self._lineno, 1)
+            node.text = text
+            self.out.append(node)
+            self.entries += 1
+
+
+class Walker:
+    """Reads sources in order and follows indexes; one instance per run."""
+
+    def __init__(
+        self,
+        *,
+        session: aiohttp.ClientSession | None = None,
+        limits: Limits | None = None,
+        sitemap_url: str | None = None,
+        follow: bool = True,
+    ) -> None:
+        self.limits = limits or Limits()
+        self.sitemap_url = sitemap_url
+        self.follow = follow
+        self._session = session
+        self._own_session: aiohttp.ClientSession | None = None
+        self.followed = 0
+        self._visited: set[str] = set()
+        self.tops: list[Doc] = []
+
+    async def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is not None:
+            return self._session
+        if self._own_session is None:
+            import aiohttp
+
+            self._own_session = aiohttp.ClientSession()
+        return self._own_session
+
+    async def aclose(self) -> None:
+        if self._own_session is not None:
+            await self._own_session.close()
+            self._own_session = None
+
+    # --- sources ---------------------------------------------------------------------
+    async def walk(self, sources: list[str]) -> AsyncIterator[Event]:
+        try:
+            for source in sources:
+                async for ev in self._walk_source(source):
+                    yield ev
+        finally:
+            await self.aclose()
+
+    async def _walk_source(self, source: str) -> AsyncIterator[Event]:
+        if not is_url(source):
+            doc = Doc(source=source, url=self.sitemap_url, path=source)
+            self.tops.append(doc)
+            async for ev in self._read(doc):
+                yield ev
+            return
+        parts = urlsplit(source)
+        if parts.path.lower().endswith("/robots.txt") or _is_home(source):
+            session = await self._get_session()
+            robots_doc = Doc(source=source, url=source, kind="robots")
+            if _is_home(source):
+                urls, findings = await discover(source, session, self.limits)
+            else:
+                urls, findings = await self._robots(source, session)
+            for f in findings:
+                yield Event("finding", Doc(source=f.source, url=f.source, kind="robots"), finding=f)
+            if not urls:
+                yield Event(
+                    "unreadable",
+                    robots_doc,
+                    finding=_finding(
+                        robots_doc,
+                        "sitemap-not-found",
+                        Severity.ERROR,
+                        "no sitemap found (robots.txt and well-known paths)",
+                    ),
+                )
+                return
+            for url in urls:
+                doc = Doc(source=url, url=url)
+                self.tops.append(doc)
+                async for ev in self._read(doc):
+                    yield ev
+            return
+        doc = Doc(source=source, url=source)
+        self.tops.append(doc)
+        async for ev in self._read(doc):
+            yield ev
+
+    async def _robots(
+        self, url: str, session: aiohttp.ClientSession
+    ) -> tuple[list[str], list[Finding]]:
+        buf = bytearray()
+        try:
+            async for chunk in fetch_chunks(session, url, self.limits, FetchInfo(url)):
+                buf += chunk
+                if len(buf) > 512 * 1024:
+                    break
+        except SourceProblem as p:
+            return [], [Finding("fetch-failed", Severity.ERROR, p.message, url)]
+        return parse_robots_sitemaps(bytes(buf).decode("utf-8", "replace"), url)
+
+    # --- one document ----------------------------------------------------------------
+    def _key(self, doc: Doc) -> str:
+        if doc.path is not None:
+            return "file:" + str(Path(doc.path).resolve()) if doc.path != "-" else "-"
+        return doc.url or doc.source
+
+    async def _chunks(self, doc: Doc) -> AsyncIterator[bytes]:
+        if doc.path is not None:
+            for chunk in _file_chunks(doc.path):
+                yield chunk
+            return
+        assert doc.url is not None
+        session = await self._get_session()
+        doc.fetch = FetchInfo(doc.url)
+        async for chunk in fetch_chunks(session, doc.url, self.limits, doc.fetch):
+            yield chunk
+
+    async def _read(self, doc: Doc) -> AsyncIterator[Event]:
+        self._visited.add(self._key(doc))
+        yield Event("start", doc)
+        decoder = Decoder(self.limits.max_decompressed_bytes)
+        parser: XmlStreamParser | TextParser | None = None
+        got_bytes = False
+        head = b""
+        try:
+            async for raw in self._chunks(doc):
+                got_bytes = True
+                data = decoder.feed(raw)
+                if parser is None:
+                    head += data
+                    parser = self._choose(doc, head, final=False)
+                    if parser is None:
+                        continue
+                    data, head = head, b""
+                    doc.gzip = bool(decoder.gzip)
+                parser.feed(data)
+                if parser.out:
+                    nodes, parser.out = parser.out, []
+                    self._collect_children(doc, nodes)
+                    yield Event("nodes", doc, nodes)
+            data = decoder.finish()
+            if parser is None:
+                head += data
+                parser = self._choose(doc, head, final=True)
+                data = head
+                doc.gzip = bool(decoder.gzip)
+            assert parser is not None
+            parser.feed(data, True)
+            if parser.out:
+                nodes, parser.out = parser.out, []
+                self._collect_children(doc, nodes)
+                yield Event("nodes", doc, nodes)
+        except OSError as exc:
+            yield self._missing(doc, f"cannot be read: {exc.strerror or exc}", "file-unreadable")
+            return
+        except SourceProblem as p:
+            if not got_bytes and (
+                p.code.startswith("http-") or p.code in {"fetch-failed", "limit-timeout"}
+            ):
+                yield self._missing(doc, p.message, p.code)
+                return
+            yield Event("finding", doc, finding=_finding(doc, p.code, Severity.ERROR, p.message))
+        except ParseProblem as p:
+            sev = Severity.ERROR
+            yield Event(
+                "finding", doc, finding=_finding(doc, p.code, sev, p.message, p.line, p.col)
+            )
+        if isinstance(parser, TextParser):
+            doc.facts.entries = parser.entries
+        elif parser is not None:
+            doc.facts = parser.facts
+        _set_kind(doc)
+        yield Event("end", doc)
+        if doc.kind == "sitemapindex" and self.follow:
+            async for ev in self._follow(doc):
+                yield ev
+
+    def _missing(self, doc: Doc, reason: str, code: str) -> Event:
+        if doc.parent is not None:
+            parent = doc.parent
+            f = _finding(
+                parent,
+                "index-child-missing",
+                Severity.ERROR,
+                f'listed sitemap "{doc.source}" {reason}',
+                doc.parent_line,
+                None,
+                doc.source,
+            )
+            return Event("finding", parent, finding=f)
+        return Event("unreadable", doc, finding=_finding(doc, code, Severity.ERROR, reason))
+
+    def _choose(self, doc: Doc, head: bytes, final: bool) -> XmlStreamParser | TextParser | None:
+        """Pick XML or text from the first non-blank byte (after a BOM)."""
+        body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+        if not body and not final:
+            return None
+        if body.startswith(b"<") or not body or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            xml = XmlStreamParser()
+            doc.facts = xml.facts
+            return xml
+        # Leading junk before an XML declaration is still XML (xml-leading-content).
+        if b"<?xml" in head[:4096]:
+            xml = XmlStreamParser()
+            doc.facts = xml.facts
+            return xml
+        doc.kind = "text"
+        return TextParser()
+
+    def _collect_children(self, doc: Doc, nodes: list[Node]) -> None:
+        _set_kind(doc)
+        if doc.kind != "sitemapindex":
+            return
+        ns = doc.core_ns
+        for node in nodes:
+            if node.name != "sitemap":
+                continue
+            for c in node.children:
+                if c.name == "loc" and (c.ns in (ns, "")):
+                    doc.children.append((c.text.strip(), node.line))
+                    break
+
+    async def _follow(self, doc: Doc) -> AsyncIterator[Event]:
+        ancestors: set[str] = set()
+        d: Doc | None = doc
+        while d is not None:
+            ancestors.add(self._key(d))
+            if d.url:
+                ancestors.add(d.url)
+            d = d.parent
+        children, doc.children = doc.children, []
+        for loc, line in children:
+            if not is_url(loc):
+                continue
+            child = Doc(source=loc, url=loc, depth=doc.depth + 1, parent=doc, parent_line=line)
+            local = self._local_sibling(doc, loc)
+            if local is not None:
+                child.path = local
+                child.source = local
+            key = self._key(child)
+            if key in ancestors or loc in ancestors:
+                yield Event(
+                    "finding",
+                    doc,
+                    finding=_finding(
+                        doc,
+                        "index-cycle",
+                        Severity.ERROR,
+                        f'"{loc}" lists itself (directly or through its children)',
+                        line,
+                        None,
+                        loc,
+                    ),
+                )
+                continue
+            if key in self._visited:
+                continue
+            if child.depth > self.limits.max_index_depth:
+                yield Event(
+                    "finding",
+                    doc,
+                    finding=_finding(
+                        doc,
+                        "limit-index-depth",
+                        Severity.ERROR,
+                        f'"{loc}" is {child.depth} indexes deep, over '
+                        f"{self.limits.max_index_depth} (limit max-index-depth)",
+                        line,
+                        None,
+                        loc,
+                    ),
+                )
+                continue
+            if self.followed >= self.limits.max_sitemaps:
+                yield Event(
+                    "finding",
+                    doc,
+                    finding=_finding(
+                        doc,
+                        "limit-sitemaps-followed",
+                        Severity.ERROR,
+                        f"stopped after following {self.followed:,} sitemaps (limit max-sitemaps)",
+                        line,
+                        None,
+                        loc,
+                    ),
+                )
+                return
+            self.followed += 1
+            async for ev in self._read(child):
+                yield ev
+
+    @staticmethod
+    def _local_sibling(doc: Doc, loc: str) -> str | None:
+        if doc.path is None or doc.path == "-":
+            return None
+        name = PurePosixPath(unquote(urlsplit(loc).path)).name
+        if not name:
+            return None
+        candidate = Path(doc.path).parent / name
+        return str(candidate) if candidate.is_file() else None
+
+
+def _set_kind(doc: Doc) -> None:
+    if doc.kind is not None:
+        return
+    name = doc.facts.root_name
+    ns = doc.facts.root_ns or ""
+    if name in ("rss", "RDF"):
+        doc.kind = "rss"
+    elif name == "feed" and ns == ATOM_NS:
+        doc.kind = "atom"
+    elif name in ("urlset", "sitemapindex"):
+        doc.kind = name
+
+
+def _file_chunks(path: str) -> Iterator[bytes]:
+    return iter_file_chunks(path)
