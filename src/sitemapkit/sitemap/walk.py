@@ -184,7 +184,10 @@ class Walker:
 
     async def _walk_source(self, source: str) -> AsyncIterator[Event]:
         if not is_url(source):
-            doc = Doc(source=source, url=self.sitemap_url, path=source)
+            url = self.sitemap_url
+            if url is not None and url.endswith("/") and source != "-":
+                url += Path(source).name
+            doc = Doc(source=source, url=url, path=source)
             self.tops.append(doc)
             async for ev in self._read(doc):
                 yield ev
@@ -304,6 +307,7 @@ class Walker:
             )
         if isinstance(parser, TextParser):
             doc.facts.entries = parser.entries
+            doc.facts.byte_size = decoder.out_bytes
         elif parser is not None:
             doc.facts = parser.facts
         _set_kind(doc)

@@ -1,0 +1,839 @@
+"""The validator: every RULES.md rule decidable from the files, as :class:`Finding` values.
+
+Why it consumes the walker's events instead of a parsed tree: a 50 MB file or
+a million-URL index is checked in one streaming pass with flat memory.  Per
+entry it checks children, loc, dates, hints and extensions; per file the
+root, namespace, encoding, counts and bytes; over the whole set (everything
+reached from one SOURCE) duplicates, mixed origins, uniform lastmod and
+hreflang reciprocity.  Cross-file duplicates use a table of 64-bit hashes, not
+the URLs themselves, so a million URLs cost ~16 MB, not ~150 MB.
+
+Nothing is called valid when it was not checked: :class:`ValidationReport`
+lists the checks that were skipped, and why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from array import array
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Final
+
+from sitemapkit import dates, limits
+from sitemapkit.errors import InputError
+from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
+from sitemapkit.model import Finding, Severity
+from sitemapkit.sitemap.codes import severity
+from sitemapkit.sitemap.parse import Node
+from sitemapkit.sitemap.reader import feed_link
+from sitemapkit.sitemap.rules_ext import (
+    check_hreflang,
+    check_images,
+    check_news,
+    check_video,
+)
+from sitemapkit.sitemap.source import Limits
+from sitemapkit.sitemap.walk import Doc, Event, Walker, is_unreadable
+from sitemapkit.urls import Scope, is_escaped_uri
+
+if TYPE_CHECKING:
+    import aiohttp
+
+#: Core children of a url, in schema order.
+URL_ORDER: Final = {"loc": 0, "lastmod": 1, "changefreq": 2, "priority": 3}
+INDEX_ORDER: Final = {"loc": 0, "lastmod": 1}
+KNOWN_EXT_NS: Final = frozenset({IMAGE_NS, VIDEO_NS, NEWS_NS, XHTML_NS, MOBILE_NS})
+#: lastmod-uniform fires when this share of (at least UNIFORM_MIN) values is one value.
+UNIFORM_SHARE: Final = 0.95
+UNIFORM_MIN: Final = 10
+#: distinct lastmod values tracked before the set is surely not uniform
+UNIFORM_TRACK: Final = 1_000
+#: pages with hreflang alternates kept for the reciprocity check before it is skipped
+MAX_HREFLANG_PAGES: Final = 200_000
+_ABS = re.compile(r"https?://[^/?#\s]+")
+_PRIORITY = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
+_FUTURE_SLACK: Final = timedelta(days=1)
+
+
+class HashSet64:
+    """An exact-enough set of 64-bit string hashes in one flat array (open addressing).
+
+    Two different URLs sharing a 64-bit hash in one run is ~1e-7 likely for a
+    million URLs; the cost of being wrong is one spurious duplicate warning.
+    """
+
+    def __init__(self) -> None:
+        self._size = 1 << 16
+        self._slots = array("q", bytes(8 * self._size))
+        self._count = 0
+
+    def add(self, text: str) -> bool:
+        """Add ``text``; return True when it was already there."""
+        h = hash(text) or 1
+        mask = self._size - 1
+        i = h & mask
+        slots = self._slots
+        while True:
+            v = slots[i]
+            if v == 0:
+                slots[i] = h
+                self._count += 1
+                if self._count * 2 > self._size:
+                    self._grow()
+                return False
+            if v == h:
+                return True
+            i = (i + 1) & mask
+
+    def _grow(self) -> None:
+        old = self._slots
+        self._size *= 2
+        self._slots = array("q", bytes(8 * self._size))
+        mask = self._size - 1
+        slots = self._slots
+        for h in old:
+            if h:
+                i = h & mask
+                while slots[i]:
+                    i = (i + 1) & mask
+                slots[i] = h
+
+
+@dataclass(slots=True)
+class ValidationReport:
+    """What a validation run found, and what it checked and could not check."""
+
+    findings: list[Finding] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    sitemaps: list[str] = field(default_factory=list)
+    entries: int = 0
+    unreadable: bool = False
+    #: source -> root element (urlset / sitemapindex) of each XML file read
+    roots: dict[str, str] = field(default_factory=dict)
+
+    def count(self, sev: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is sev)
+
+    @property
+    def errors(self) -> int:
+        return self.count(Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(Severity.WARNING)
+
+    @property
+    def infos(self) -> int:
+        return self.count(Severity.INFO)
+
+
+@dataclass(slots=True)
+class _DocState:
+    seen: dict[str, int] = field(default_factory=dict)
+    entries: int = 0
+    news: int = 0
+    hints: int = 0
+    hint_node: Node | None = None
+    aggregated: dict[str, tuple[int, Node]] = field(default_factory=dict)
+    unknown_ns: set[str] = field(default_factory=set)
+    no_default: int = 0
+    no_default_node: Node | None = None
+    scope: Scope | None = None
+
+
+class Validator:
+    """Consumes walker events and turns them into findings (one instance per SOURCE set)."""
+
+    def __init__(self, report: ValidationReport, now: datetime) -> None:
+        self.report = report
+        self.now = now
+        self._future_cut = now + _FUTURE_SLACK
+        self._docs: dict[int, _DocState] = {}
+        self._set_seen = HashSet64()
+        self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
+        self._origin_reported = False
+        self._lastmods: Counter[str] = Counter()
+        self._lastmod_total = 0
+        self._lastmod_first: tuple[str, int | None] | None = None
+        self._hreflang: dict[str, tuple[frozenset[tuple[str, str]], str, int]] = {}
+        self._hreflang_over = False
+        self._future_cache: dict[str, bool] = {}
+        self._scope_unknown = False
+        self._doc: Doc | None = None
+        self._st = _DocState()
+
+    # --- emitting --------------------------------------------------------------------
+    def add(self, doc: Doc | None, f: Finding) -> None:
+        self.report.findings.append(f)
+        if f.severity is Severity.ERROR and doc is not None:
+            doc.errors += 1
+
+    def emit(self, code: str, msg: str, node: Node | None, url: str | None = None) -> None:
+        doc = self._doc
+        assert doc is not None
+        line = node.line if node is not None else None
+        col = node.col if node is not None else None
+        self.add(doc, Finding(code, severity(code), msg, doc.source, line, col, url))
+
+    def _emit_at(
+        self,
+        doc: Doc,
+        code: str,
+        msg: str,
+        line: int | None = None,
+        col: int | None = None,
+        url: str | None = None,
+    ) -> None:
+        self.add(doc, Finding(code, severity(code), msg, doc.source, line, col, url))
+
+    def _aggregate(self, what: str, node: Node) -> None:
+        agg = self._st.aggregated
+        got = agg.get(what)
+        agg[what] = (got[0] + 1, got[1]) if got else (1, node)
+
+    # --- events ----------------------------------------------------------------------
+    def handle(self, ev: Event) -> None:
+        doc = ev.doc
+        if ev.kind == "nodes":
+            self._doc = doc
+            st = self._docs.get(id(doc))
+            if st is None:
+                st = self._begin(doc)
+            self._st = st
+            kind = doc.kind
+            if kind == "urlset":
+                for node in ev.nodes:
+                    self._url(node)
+            elif kind == "sitemapindex":
+                for node in ev.nodes:
+                    self._sitemap(node)
+            elif kind == "text":
+                for node in ev.nodes:
+                    self._text_line(node)
+            elif kind in ("rss", "atom"):
+                for node in ev.nodes:
+                    self._feed_item(node)
+        elif ev.kind == "start":
+            self.report.sitemaps.append(doc.source)
+        elif ev.kind == "end":
+            self._doc = doc
+            st = self._docs.pop(id(doc), None) or self._begin(doc, keep=False)
+            self._st = st
+            self._end_doc(doc, st)
+        elif ev.kind in ("finding", "unreadable") and ev.finding is not None:
+            f = ev.finding
+            self.add(
+                doc, Finding(f.code, severity(f.code), f.message, f.source, f.line, f.column, f.url)
+            )
+            if ev.kind == "unreadable" or (is_unreadable(f) and doc.parent is None):
+                self.report.unreadable = True
+
+    def _begin(self, doc: Doc, keep: bool = True) -> _DocState:
+        st = _DocState()
+        if doc.url is not None:
+            try:
+                st.scope = Scope.of(doc.url)
+            except InputError:
+                st.scope = None
+        if st.scope is None:
+            self._scope_unknown = True
+        if keep:
+            self._docs[id(doc)] = st
+        return st
+
+    # --- entries ---------------------------------------------------------------------
+    def _loc(self, node: Node, entry: Node) -> str | None:
+        raw = node.text
+        loc = raw.strip()
+        if loc != raw:
+            self.emit(
+                "loc-whitespace", f'loc "{loc[:200]}" has leading or trailing whitespace', node, loc
+            )
+        if not loc:
+            self.emit("loc-not-absolute", "loc is empty", node)
+            return None
+        return self._check_url(loc, node, entry)
+
+    def _check_url(self, loc: str, node: Node, entry: Node) -> str | None:
+        if len(loc) >= limits.MAX_LOC_LENGTH:
+            self.emit(
+                "loc-too-long",
+                f'loc "{loc[:80]}…" is {len(loc):,} characters '
+                f"(must be fewer than {limits.MAX_LOC_LENGTH:,})",
+                node,
+                loc[:200],
+            )
+        if not _ABS.match(loc):
+            self.emit(
+                "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
+            )
+            return None
+        if not is_escaped_uri(loc):
+            self.emit(
+                "loc-not-escaped",
+                f'"{loc[:200]}" is not fully escaped (space, raw '
+                'non-ASCII, <>"{}|\\^` or a bad %XX)',
+                node,
+                loc[:200],
+            )
+        st = self._st
+        if st.scope is not None:
+            code = st.scope.check(loc)
+            if code is not None:
+                where = (
+                    f"the sitemap's origin {st.scope.origin}" if code == "loc-other-host"
+                    else f"the sitemap's directory {st.scope.origin}{st.scope.directory}"
+                )  # fmt: skip
+                self.emit(code, f'"{loc[:200]}" is outside {where}', node, loc)
+        first = st.seen.get(loc)
+        if first is not None:
+            self.emit(
+                "loc-duplicate",
+                f'"{loc[:200]}" is listed again (first at line {first})',
+                entry,
+                loc,
+            )
+        else:
+            st.seen[loc] = entry.line
+            if self._set_seen.add(loc):
+                self.emit(
+                    "loc-duplicate",
+                    f'"{loc[:200]}" is already listed in another sitemap of this set',
+                    entry,
+                    loc,
+                )
+        self._origin(loc, entry)
+        return loc
+
+    def _origin(self, loc: str, entry: Node) -> None:
+        end = loc.find("/", 8)
+        host = (loc[: end if end > 0 else len(loc)]).lower()
+        scheme, _, netloc = host.partition("://")
+        bare = netloc.removeprefix("www.")
+        key = (scheme, netloc)
+        if key in self._origins:
+            return
+        if not self._origin_reported:
+            for (s2, n2), (src, line) in self._origins.items():
+                if n2.removeprefix("www.") == bare and (s2 != scheme or n2 != netloc):
+                    self._origin_reported = True
+                    self.emit(
+                        "loc-mixed-origins",
+                        f'"{scheme}://{netloc}" mixes with '
+                        f'"{s2}://{n2}" (first at {src}:{line}); use one origin',
+                        entry,
+                        loc,
+                    )
+                    break
+        if len(self._origins) < 1000:
+            assert self._doc is not None
+            self._origins[key] = (self._doc.source, entry.line)
+
+    def _children_order(
+        self, entry: Node, order: dict[str, int], what: str
+    ) -> tuple[dict[str, Node], list[Node]]:
+        core = self._doc.core_ns if self._doc else SITEMAP_NS
+        got: dict[str, Node] = {}
+        ext: list[Node] = []
+        last = -1
+        ext_seen = False
+        for c in entry.children:
+            if c.ns == core:
+                r = order.get(c.name)
+                if r is None:
+                    self.emit(
+                        "element-unknown", f"<{c.name}> is not a sitemap element of <{what}>", c
+                    )
+                    continue
+                if c.name in got:
+                    if c.name == "loc":
+                        self.emit("loc-missing", f"<{what}> has more than one <loc>", c)
+                    else:
+                        self.emit("element-repeated", f"<{c.name}> given twice in <{what}>", c)
+                    continue
+                if r < last or ext_seen:
+                    after = "an extension element" if ext_seen else "a later element"
+                    self.emit(
+                        "element-order",
+                        f"<{c.name}> comes after {after} in <{what}> "
+                        "(order: loc, lastmod, changefreq, priority, extensions)",
+                        c,
+                    )
+                last = max(last, r)
+                got[c.name] = c
+            else:
+                ext_seen = True
+                ext.append(c)
+        if "loc" not in got:
+            self.emit("loc-missing", f"<{what}> has no <loc>", entry)
+        return got, ext
+
+    def _lastmod(self, node: Node) -> None:
+        text = node.text.strip()
+        code = dates.classify(text)
+        if code is not None:
+            why = {
+                "lastmod-invalid": "is not a valid date",
+                "lastmod-imprecise": "is not precise enough (YYYY-MM-DD or a full time with "
+                "seconds)",
+                "lastmod-no-timezone": "has a time without a timezone (or a date with an offset)",
+            }[code]
+            self.emit(code, f'"{text[:60]}" {why}', node)
+            return
+        future = self._future_cache.get(text)
+        if future is None:
+            when = dates.parse(text)
+            future = when is not None and when > self._future_cut
+            if len(self._future_cache) < 10_000:
+                self._future_cache[text] = future
+        if future:
+            self.emit("lastmod-future", f'"{text}" is in the future', node)
+        self._lastmod_total += 1
+        if self._lastmod_first is None:
+            assert self._doc is not None
+            self._lastmod_first = (self._doc.source, node.line)
+        lm = self._lastmods
+        if text in lm or len(lm) < UNIFORM_TRACK:
+            lm[text] += 1
+
+    def _url(self, entry: Node) -> None:
+        st = self._st
+        st.entries += 1
+        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != "url":
+            self._stray(entry, "urlset", "url")
+            return
+        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
+            self.emit(
+                "too-many-entries",
+                f"more than {limits.MAX_ENTRIES_PER_FILE:,} <url> entries",
+                entry,
+            )
+        got, ext = self._children_order(entry, URL_ORDER, "url")
+        loc_node = got.get("loc")
+        loc = self._loc(loc_node, entry) if loc_node is not None else None
+        lm = got.get("lastmod")
+        if lm is not None:
+            self._lastmod(lm)
+        cf = got.get("changefreq")
+        if cf is not None:
+            v = cf.text.strip()
+            if v not in limits.CHANGEFREQ_VALUES:
+                self.emit(
+                    "changefreq-invalid",
+                    f'changefreq "{v[:40]}" is not one of always, '
+                    "hourly, daily, weekly, monthly, yearly, never",
+                    cf,
+                )
+            self._hint(cf)
+        pr = got.get("priority")
+        if pr is not None:
+            v = pr.text.strip()
+            if not _PRIORITY.fullmatch(v) or float(v) > 1.0:
+                self.emit(
+                    "priority-invalid", f'priority "{v[:40]}" is not a number from 0.0 to 1.0', pr
+                )
+            self._hint(pr)
+        if ext:
+            self._extensions(ext, loc, entry)
+
+    def _hint(self, node: Node) -> None:
+        st = self._st
+        st.hints += 1
+        if st.hint_node is None:
+            st.hint_node = node
+
+    def _extensions(self, ext: list[Node], loc: str | None, entry: Node) -> None:
+        images: list[Node] = []
+        links: list[Node] = []
+        news_seen = False
+        for c in ext:
+            ns = c.ns
+            if ns == IMAGE_NS and c.name == "image":
+                images.append(c)
+            elif ns == VIDEO_NS and c.name == "video":
+                check_video(c, loc, self.emit, self._deprecated)
+            elif ns == NEWS_NS and c.name == "news":
+                self._st.news += 1
+                if news_seen:
+                    self.emit("news-required", "two news:news in one url", c)
+                news_seen = True
+                if self._st.news == limits.MAX_NEWS_PER_FILE + 1:
+                    self.emit(
+                        "news-too-many",
+                        f"more than {limits.MAX_NEWS_PER_FILE:,} news:news in one file",
+                        c,
+                    )
+                check_news(c, self.now, self.emit, self._deprecated)
+            elif ns == XHTML_NS and c.name == "link":
+                links.append(c)
+            elif ns == MOBILE_NS and c.name == "mobile":
+                continue
+            elif ns in KNOWN_EXT_NS:
+                self.emit(
+                    "ext-schema",
+                    f"<{c.name}> is not a top-level element of its extension ({ns})",
+                    c,
+                )
+            elif ns in (SITEMAP_NS, ""):
+                self.emit("element-unknown", f"<{c.name}> is not a sitemap element", c)
+            elif ns not in self._st.unknown_ns:
+                self._st.unknown_ns.add(ns)
+                self.emit(
+                    "ext-unknown-namespace",
+                    f'<{c.name}> from namespace "{ns}" that no schema covers',
+                    c,
+                )
+        if images:
+            check_images(images, self.emit, self._deprecated)
+        if links and loc is not None:
+            alts = check_hreflang(links, loc, self.emit)
+            if alts:
+                if "x-default" not in alts:
+                    st = self._st
+                    st.no_default += 1
+                    if st.no_default_node is None:
+                        st.no_default_node = links[0]
+                self._keep_hreflang(loc, alts, entry)
+
+    def _deprecated(self, what: str, node: Node) -> None:
+        self._aggregate(what, node)
+
+    def _keep_hreflang(self, loc: str, alts: dict[str, str], entry: Node) -> None:
+        if self._hreflang_over:
+            return
+        if len(self._hreflang) >= MAX_HREFLANG_PAGES:
+            self._hreflang_over = True
+            self._hreflang.clear()
+            return
+        assert self._doc is not None
+        self._hreflang[loc] = (frozenset(alts.items()), self._doc.source, entry.line)
+
+    def _stray(self, node: Node, parent: str, expected: str) -> None:
+        core = self._doc.core_ns if self._doc else SITEMAP_NS
+        self._st.entries -= 1
+        if node.ns == core:
+            self.emit(
+                "element-unknown",
+                f"<{node.name}> is not allowed in <{parent}> (only <{expected}>)",
+                node,
+            )
+        elif node.ns not in self._st.unknown_ns:
+            self._st.unknown_ns.add(node.ns)
+            self.emit(
+                "ext-unknown-namespace",
+                f'<{node.name}> from namespace "{node.ns}" in <{parent}>',
+                node,
+            )
+
+    def _sitemap(self, entry: Node) -> None:
+        st = self._st
+        st.entries += 1
+        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != "sitemap":
+            self._stray(entry, "sitemapindex", "sitemap")
+            return
+        if st.entries == limits.MAX_SITEMAPS_PER_INDEX + 1:
+            self.emit(
+                "too-many-entries",
+                f"more than {limits.MAX_SITEMAPS_PER_INDEX:,} <sitemap> entries",
+                entry,
+            )
+        got, ext = self._children_order(entry, INDEX_ORDER, "sitemap")
+        loc_node = got.get("loc")
+        if loc_node is not None:
+            self._index_loc(loc_node, entry)
+        lm = got.get("lastmod")
+        if lm is not None:
+            text = lm.text.strip()
+            code = dates.classify(text)
+            if code is not None:
+                self.emit(code, f'"{text[:60]}" is not a valid sitemap lastmod ({code})', lm)
+        for c in ext:
+            if c.ns not in st.unknown_ns:
+                st.unknown_ns.add(c.ns)
+                self.emit(
+                    "ext-unknown-namespace", f'<{c.name}> from namespace "{c.ns}" in <sitemap>', c
+                )
+
+    def _index_loc(self, node: Node, entry: Node) -> None:
+        raw = node.text
+        loc = raw.strip()
+        if loc != raw:
+            self.emit(
+                "loc-whitespace", f'loc "{loc[:200]}" has leading or trailing whitespace', node, loc
+            )
+        if not loc:
+            self.emit("loc-not-absolute", "loc is empty", node)
+            return
+        if len(loc) >= limits.MAX_LOC_LENGTH:
+            self.emit("loc-too-long", f"loc is {len(loc):,} characters", node)
+        if not _ABS.match(loc):
+            self.emit(
+                "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
+            )
+            return
+        if not is_escaped_uri(loc):
+            self.emit("loc-not-escaped", f'"{loc[:200]}" is not fully escaped', node, loc)
+        st = self._st
+        if st.scope is not None:
+            code = st.scope.check(loc)
+            if code is not None:
+                self.emit(
+                    code,
+                    f'"{loc[:200]}" is outside the index\'s '
+                    + ("origin" if code == "loc-other-host" else "directory"),
+                    node,
+                    loc,
+                )
+        first = st.seen.get(loc)
+        if first is not None:
+            self.emit(
+                "loc-duplicate",
+                f'"{loc[:200]}" is listed again (first at line {first})',
+                entry,
+                loc,
+            )
+        else:
+            st.seen[loc] = entry.line
+
+    def _text_line(self, node: Node) -> None:
+        st = self._st
+        st.entries += 1
+        text = node.text
+        loc = text.strip()
+        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
+            self.emit("too-many-entries", f"more than {limits.MAX_ENTRIES_PER_FILE:,} URLs", node)
+        if "\ufffd" in text:
+            self.emit("encoding-not-utf8", "line is not valid UTF-8", node)
+        if not _ABS.match(loc) or any(ch.isspace() for ch in loc):
+            self.emit(
+                "text-line-invalid", f'"{loc[:100]}" is not one absolute URL', node, loc[:200]
+            )
+            return
+        if loc != text:
+            self.emit("loc-whitespace", f'"{loc[:200]}" has surrounding whitespace', node, loc)
+        self._check_url(loc, node, node)
+
+    def _feed_item(self, node: Node) -> None:
+        self._st.entries += 1
+        link = feed_link(node)
+        if link is None or not _ABS.match(link):
+            self.emit("feed-item-no-link", f"<{node.name}> has no usable link", node)
+            return
+        self._check_url(link, node, node)
+
+    # --- end of a file ----------------------------------------------------------------
+    def _end_doc(self, doc: Doc, st: _DocState) -> None:
+        f = doc.facts
+        kind = doc.kind
+        if f.leading_bytes:
+            self._emit_at(
+                doc,
+                "xml-leading-content",
+                f"{f.leading_bytes} bytes before the XML declaration ({f.leading_text[:30]!r})",
+                1,
+                1,
+            )
+        enc = (f.declared_encoding or "").lower().replace("_", "-")
+        if enc and enc not in ("utf-8", "utf8"):
+            self._emit_at(
+                doc,
+                "encoding-not-utf8",
+                f'declared encoding "{f.declared_encoding}" is not UTF-8',
+                1,
+                1,
+            )
+        if kind in ("urlset", "sitemapindex") and f.root_ns != SITEMAP_NS:
+            got = f'"{f.root_ns}"' if f.root_ns else "none"
+            self._emit_at(
+                doc,
+                "namespace-wrong",
+                f'root namespace is {got}, not "{SITEMAP_NS}"',
+                f.root_line,
+                f.root_col,
+            )
+        size = f.byte_size
+        if size > limits.MAX_BYTES_PER_FILE:
+            self._emit_at(
+                doc,
+                "file-too-large",
+                f"{size:,} bytes uncompressed, over {limits.MAX_BYTES_PER_FILE:,}",
+            )
+        elif size > limits.LEGACY_MAX_BYTES_PER_FILE:
+            self._emit_at(
+                doc,
+                "file-over-10mb",
+                f"{size:,} bytes uncompressed, over the old "
+                f"{limits.LEGACY_MAX_BYTES_PER_FILE:,} limit some engines keep",
+            )
+        if kind == "urlset" and st.entries == 0 and f.root_name is not None:
+            self._emit_at(doc, "urlset-empty", "urlset has no <url>", f.root_line, f.root_col)
+        if st.hints and st.hint_node is not None:
+            n = st.hint_node
+            self._emit_at(
+                doc,
+                "hint-ignored",
+                f"{st.hints:,} changefreq/priority values; Google ignores both",
+                n.line,
+                n.col,
+            )
+        if st.no_default and st.no_default_node is not None:
+            n = st.no_default_node
+            self._emit_at(
+                doc,
+                "hreflang-no-default",
+                f"{st.no_default:,} pages with hreflang alternates have no x-default",
+                n.line,
+                n.col,
+            )
+        for what, (count, node) in st.aggregated.items():
+            code = (
+                "image-deprecated" if what.startswith("image:")
+                else "video-deprecated" if what.startswith("video:")
+                else "news-legacy"
+            )  # fmt: skip
+            self._emit_at(
+                doc, code, f"{what} ({count:,}×) has no effect any more", node.line, node.col
+            )
+        self.report.entries += st.entries if kind != "sitemapindex" else 0
+        if kind in ("urlset", "sitemapindex"):
+            self.report.roots[doc.source] = kind
+        parent = doc.parent
+        if parent is not None:
+            if kind == "sitemapindex":
+                self._emit_at(
+                    parent,
+                    "index-nested",
+                    f'"{doc.source}" is itself a sitemap index (indexes may not nest)',
+                    doc.parent_line,
+                    None,
+                    doc.url,
+                )
+            if doc.errors:
+                self._emit_at(
+                    parent,
+                    "index-child-invalid",
+                    f'listed sitemap "{doc.source}" has {doc.errors:,} error(s)',
+                    doc.parent_line,
+                    None,
+                    doc.url,
+                )
+
+    # --- end of the set ---------------------------------------------------------------
+    def finish(self) -> None:
+        rep = self.report
+        total = self._lastmod_total
+        if total >= UNIFORM_MIN and self._lastmods:
+            value, count = self._lastmods.most_common(1)[0]
+            if count >= UNIFORM_SHARE * total and self._lastmod_first is not None:
+                src, line = self._lastmod_first
+                rep.findings.append(
+                    Finding(
+                        "lastmod-uniform",
+                        severity("lastmod-uniform"),
+                        f'{count:,} of {total:,} lastmod values are "{value}": stamped at build '
+                        "time, not when pages changed",
+                        src,
+                        line,
+                    )
+                )
+        if self._hreflang_over:
+            rep.skipped["hreflang-not-reciprocal"] = (
+                f"more than {MAX_HREFLANG_PAGES:,} pages carry hreflang alternates"
+            )
+        else:
+            self._reciprocity()
+        if self._scope_unknown:
+            rep.skipped["loc-other-host, loc-outside-directory"] = (
+                "the sitemap's own URL is unknown for a local file (give --sitemap-url)"
+            )
+
+    def _reciprocity(self) -> None:
+        pages = self._hreflang
+        for page, (alts, src, line) in pages.items():
+            mine = dict(alts)
+            for code, href in sorted(alts):
+                if href == page:
+                    continue
+                other = pages.get(href)
+                if other is None:
+                    msg = (
+                        f'lists "{href}" ({code}) which has no hreflang entry in this set, '
+                        "so it cannot list this page back"
+                    )
+                else:
+                    back = dict(other[0])
+                    if page not in back.values():
+                        msg = f'lists "{href}" ({code}) but that page does not list it back'
+                    elif back != mine:
+                        msg = f'and its alternate "{href}" ({code}) list different sets'
+                    else:
+                        continue
+                self.report.findings.append(
+                    Finding(
+                        "hreflang-not-reciprocal",
+                        severity("hreflang-not-reciprocal"),
+                        f'"{page[:200]}" {msg}',
+                        src,
+                        line,
+                        None,
+                        page,
+                    )
+                )
+                break
+
+
+CHECKS: Final = (
+    "xml (well-formed, no DOCTYPE, UTF-8, declaration)",
+    "file (root, namespace, counts, bytes, gzip)",
+    "url/loc (children, order, absolute, length, escaping, duplicates, origins)",
+    "lastmod/changefreq/priority",
+    "index (nesting, children fetched, cycles)",
+    "image, video, news, hreflang extensions",
+    "text sitemaps, RSS/Atom feeds, robots.txt Sitemap lines",
+)
+
+
+async def avalidate(
+    sources: list[str],
+    *,
+    session: aiohttp.ClientSession | None = None,
+    sitemap_url: str | None = None,
+    now: datetime | None = None,
+    limits: Limits | None = None,
+) -> ValidationReport:
+    """Validate each SOURCE (and everything it leads to); see :func:`validate`."""
+    report = ValidationReport()
+    report.checked.extend(CHECKS)
+    moment = now or datetime.now(UTC)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    if sitemap_url is not None:
+        Scope.of(sitemap_url)  # raises InputError for a bad --sitemap-url
+    for source in sources:
+        validator = Validator(report, moment)
+        walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url)
+        events: AsyncIterator[Event] = walker.walk([source])
+        async for ev in events:
+            validator.handle(ev)
+        validator.finish()
+    return report
+
+
+def validate(
+    sources: list[str],
+    *,
+    sitemap_url: str | None = None,
+    now: datetime | None = None,
+    limits: Limits | None = None,
+) -> ValidationReport:
+    """Check every rule of RULES.md decidable from ``sources`` (files, ``-`` or URLs).
+
+    ``sitemap_url`` is the URL a local file is served at (scope rules); ``now``
+    is the moment ``lastmod-future`` and ``news-stale`` are judged against.
+    """
+    return asyncio.run(avalidate(sources, sitemap_url=sitemap_url, now=now, limits=limits))
