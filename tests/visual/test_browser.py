@@ -87,9 +87,9 @@ def open_map(browser: Any, shop_map: Path) -> Iterator[Any]:
         o = Opened(page)
         page.on(
             "console",
-            lambda m: o.errors.append(f"{m.type}: {m.text}")
-            if m.type in ("error", "warning")
-            else None,
+            lambda m: (
+                o.errors.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+            ),
         )
         page.on("pageerror", lambda e: o.errors.append(f"pageerror: {e}"))
         page.on("request", lambda r: o.requests.append(r.url))

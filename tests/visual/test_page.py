@@ -67,7 +67,7 @@ def test_csp_allows_only_the_shipped_script_and_style(shop_html: str) -> None:
 def test_nothing_is_loaded_from_anywhere(shop_html: str) -> None:
     without_noscript = re.sub(r"<noscript>.*?</noscript>", "", shop_html, flags=re.S)
     assert not re.search(r"""\s(src|href)=["']?(https?:)?//""", without_noscript)
-    assert "<link rel=\"stylesheet\"" not in shop_html
+    assert '<link rel="stylesheet"' not in shop_html
     assert re.search(r"<script[^>]*\ssrc=", shop_html) is None
 
 

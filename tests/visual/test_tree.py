@@ -85,7 +85,12 @@ def test_several_hosts_get_a_site_root() -> None:
 
 
 def test_children_are_sorted_biggest_first_then_by_name() -> None:
-    urls = ["https://x.example/z/1", "https://x.example/z/2", "https://x.example/a", "https://x.example/m"]
+    urls = [
+        "https://x.example/z/1",
+        "https://x.example/z/2",
+        "https://x.example/a",
+        "https://x.example/m",
+    ]
     tree = build(*urls)
     assert [tree.nodes[c].segment for c in tree.nodes[tree.root].children] == ["z", "a", "m"]
     # stored in pre-order: a parent always comes before its children
@@ -159,9 +164,7 @@ def test_depth_tree_survives_found_from_cycles_and_unknown_parents() -> None:
     # every page is reachable from the depth root exactly once
     seen = [i for i, _ in tree.walk("depth")]
     assert len(seen) == len(set(seen))
-    assert {tree.nodes[i].record.url for i in seen if tree.nodes[i].record} == {
-        r.url for r in recs
-    }
+    assert {tree.nodes[i].record.url for i in seen if tree.nodes[i].record} == {r.url for r in recs}
 
 
 def test_no_depth_tree_without_depths() -> None:
@@ -212,7 +215,8 @@ def test_non_http_urls_do_not_break_the_tree() -> None:
 
 
 def test_split_url_lowercases_the_origin_only() -> None:
-    assert split_url("HTTPS://X.Example/A/B/?Q=1#f") == ("https://x.example", ["A", "B"], True, "Q=1")
+    got = split_url("HTTPS://X.Example/A/B/?Q=1#f")
+    assert got == ("https://x.example", ["A", "B"], True, "Q=1")
 
 
 segment = st.text(alphabet="abcXYZ09-._~%!$'()*+,;=:@é", min_size=0, max_size=6)
