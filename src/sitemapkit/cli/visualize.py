@@ -16,7 +16,7 @@ import click
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError
 from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, publish_visual_map
-from sitemapkit.visual.sources import SourceReport, iter_records
+from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, iter_records
 from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN
 
 
@@ -107,16 +107,22 @@ def visualize(
             f"sitemapkit: ... and {report.bad_lines - len(report.messages):,} more bad lines",
             err=True,
         )
+    problems = report.errors()
+    for finding in problems[:MAX_REPORTED]:
+        click.echo(f"sitemapkit: {finding.render()}", err=True)
     if result is None:
         click.echo(f"sitemapkit: error: {source}: no URLs to draw; nothing written", err=True)
-        ctx.exit(ExitStatus.ERROR)
+        # nothing readable at all is "unreadable input"; an empty list is a finding
+        ctx.exit(ExitStatus.USAGE if problems else ExitStatus.ERROR)
     path, tree, size = result
     hosts = sum(1 for n in tree.nodes if n.kind.name == "HOST")
-    skipped = f", {report.bad_lines:,} bad lines skipped" if report.bad_lines else ""
-    dupes = f", {tree.duplicates:,} duplicates merged" if tree.duplicates else ""
+    plural = "s" if report.bad_lines != 1 else ""
+    skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
+    dplural = "s" if tree.duplicates != 1 else ""
+    dupes = f", {tree.duplicates:,} duplicate{dplural} merged" if tree.duplicates else ""
     click.echo(
         f"wrote {path}: {tree.page_total:,} pages, {hosts:,} host{'s' if hosts != 1 else ''}, "
         f"{_size(size)}, from a {report.kind}{skipped}{dupes} "
         f"in {time.perf_counter() - started:.1f} s"
     )
-    ctx.exit(ExitStatus.ERROR if report.bad_lines else ExitStatus.OK)
+    ctx.exit(ExitStatus.ERROR if report.bad_lines or problems else ExitStatus.OK)

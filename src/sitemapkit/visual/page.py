@@ -26,7 +26,7 @@ from pathlib import Path
 from sitemapkit.errors import PublishError
 from sitemapkit.model import PageRecord
 from sitemapkit.visual.payload import build_payload, script_safe_json
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, SiteTree
+from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree
 
 #: Entries in the ``<noscript>`` list; past it the list says how many it left out.
 NOSCRIPT_CAP = 2000
@@ -240,8 +240,12 @@ def publish_visual_map(
     if refuse_empty and tree.page_total == 0:
         return None
     if title is None:
-        root = tree.nodes[tree.root] if tree.nodes else None
-        title = f"Site map of {root.label}" if root is not None and root.segment else "Site map"
+        hosts = [n for n in tree.nodes if n.kind is Kind.HOST]
+        if hosts:
+            biggest = max(hosts, key=lambda n: n.pages)
+            title = "Site map of " + biggest.segment.split("://", 1)[-1]
+        else:
+            title = "Site map"
     text = render_html(
         tree,
         title=title,

@@ -19,7 +19,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from sitemapkit.errors import InputError
-from sitemapkit.model import PageRecord, UrlEntry
+from sitemapkit.model import Finding, PageRecord, Severity, UrlEntry
 from sitemapkit.visual.tree import PARENT_KEYS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -36,6 +36,11 @@ class SourceReport:
     kind: str = ""
     bad_lines: int = 0
     messages: list[str] = field(default_factory=list)
+    #: what the sitemap reader found wrong (fetch failures, limits, bad XML)
+    findings: list[Finding] = field(default_factory=list)
+
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity is Severity.ERROR]
 
     def bad(self, message: str) -> None:
         self.bad_lines += 1
@@ -154,7 +159,7 @@ def _found_from_map(source: str) -> dict[str, str]:
     return {str(u): str(f) for u, f in rows}
 
 
-def _sitemap_records(source: str) -> Iterator[PageRecord]:
+def _sitemap_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
     try:
         reader = importlib.import_module("sitemapkit.sitemap.reader")
     except ImportError as exc:
@@ -163,7 +168,7 @@ def _sitemap_records(source: str) -> Iterator[PageRecord]:
             "(sitemapkit.sitemap.reader)",
             value=source,
         ) from exc
-    entries: Iterator[UrlEntry] = reader.iter_entries(source)
+    entries: Iterator[UrlEntry] = reader.iter_entries(source, log=report.findings)
     yield from records_from_entries(entries)
 
 
@@ -175,5 +180,5 @@ def iter_records(source: str, report: SourceReport | None = None) -> Iterator[Pa
     if kind == "crawl":
         return _crawl_records(source)
     if kind == "sitemap":
-        return _sitemap_records(source)
+        return _sitemap_records(source, report)
     return _list_records(source, report)

@@ -149,7 +149,7 @@ _DIGITS = re.compile(r"(\d+)")
 
 
 def natural_key(text: str) -> tuple[tuple[int, int, str], ...]:
-    """"page-2" before "page-10": digit runs compare as numbers."""
+    """ "page-2" before "page-10": digit runs compare as numbers."""
     return tuple(
         (1, int(part), "") if part.isdigit() else (0, 0, part.lower())
         for part in _DIGITS.split(text)

@@ -129,7 +129,10 @@
     },
     indexability: {
       key: function (n) { var x = D.x[n]; return x === 2 ? 'unknown' : x === 1 ? 'in sitemap' : 'excluded: ' + (D.S[D.r[n]] || 'no reason given'); },
-      fixed: { 'in sitemap': '#2e7d32', unknown: GREY }
+      fixed: { 'in sitemap': '#2e7d32', unknown: GREY },
+      // no greens: an excluded page must never look like one in the sitemap
+      palette: ['#c62828', '#d95f02', '#7b4fa6', '#1565c0', '#c2188b', '#8c564b', '#b8860b',
+                '#0f8a8a', '#3949ab', '#4e342e', '#e377c2', '#6a1b9a']
     },
     depth: {
       key: function (n) { var d = D.d[n]; return d < 0 ? 'unknown' : d >= 5 ? '5+' : String(d); },
@@ -149,11 +152,11 @@
       counts.set(key, (counts.get(key) || 0) + 1);
     }
     var entries = Array.from(counts.entries()).sort(function (a, b) { return (b[1] - a[1]) || (a[0] < b[0] ? -1 : 1); });
-    var colors = new Map(), next = 0;
+    var colors = new Map(), next = 0, palette = m.palette || PALETTE;
     entries.forEach(function (e) {
       if (m.fixed && m.fixed[e[0]]) { colors.set(e[0], m.fixed[e[0]]); }
       else if (e[0] === 'unknown') { colors.set(e[0], GREY); }
-      else if (next < PALETTE.length) { colors.set(e[0], PALETTE[next++]); }
+      else if (next < palette.length) { colors.set(e[0], palette[next++]); }
       else { colors.set(e[0], GREY); }
     });
     colorState = { mode: mode, keys: keys, colors: colors, entries: entries, only: null };
