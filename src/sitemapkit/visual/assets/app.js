@@ -232,11 +232,11 @@
     if (layout === 'horizontal') {
       items.forEach(function (t) { t.x = t.level * (CARD_W + GAP_X); t.y = t.slot * (CARD_H + GAP_Y); });
     } else if (layout === 'vertical') {
-      items.forEach(function (t) { t.x = t.slot * (CARD_W + 16); t.y = t.level * (CARD_H + 64); });
+      layoutVertical(items);
     } else {
       // radial: a ring per level, leaves spread evenly; rings widen so labels do not touch
       var need = slot * 18 / (2 * Math.PI);
-      var ring = Math.max(170, maxLevel ? need / maxLevel : 0);
+      var ring = Math.max(130, maxLevel ? need / maxLevel : 0);
       items.forEach(function (t) {
         t.angle = slot > 1 ? (t.slot / slot) * 2 * Math.PI : 0;
         t.r = t.level * ring;
@@ -244,10 +244,44 @@
       });
     }
   }
+  // Org chart: siblings side by side, but a node whose children are all leaves stacks
+  // them in an indented column under itself, so a wide site does not become a mile wide.
+  var COL_INDENT = 28, ROW = CARD_H + 12, LEVEL_GAP = 48, SIB_GAP = 24;
+  function layoutVertical(items) {
+    var a, t, k;
+    for (a = items.length - 1; a >= 0; a--) {
+      t = items[a]; t.col = false;
+      if (!t.kids.length) { t.w = CARD_W; continue; }
+      t.stack = t.kids.every(function (c) { return !c.kids.length; });
+      if (t.stack) { t.w = COL_INDENT + CARD_W; continue; }
+      var w = SIB_GAP * (t.kids.length - 1);
+      for (k = 0; k < t.kids.length; k++) { w += t.kids[k].w; }
+      t.w = Math.max(CARD_W, w);
+    }
+    items[0].bx = 0; items[0].y = 0;
+    for (a = 0; a < items.length; a++) {
+      t = items[a];
+      if (!t.kids.length || t.stack) { t.x = t.bx; } else { t.x = t.bx + (t.w - CARD_W) / 2; }
+      if (!t.kids.length) { continue; }
+      if (t.stack) {
+        for (k = 0; k < t.kids.length; k++) {
+          t.kids[k].bx = t.x + COL_INDENT; t.kids[k].y = t.y + (k + 1) * ROW; t.kids[k].col = true;
+        }
+      } else {
+        var total = SIB_GAP * (t.kids.length - 1), x;
+        for (k = 0; k < t.kids.length; k++) { total += t.kids[k].w; }
+        x = t.bx + (t.w - total) / 2;
+        for (k = 0; k < t.kids.length; k++) {
+          t.kids[k].bx = x; t.kids[k].y = t.y + CARD_H + LEVEL_GAP; x += t.kids[k].w + SIB_GAP;
+        }
+      }
+    }
+  }
   function bounds(items) {
     var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     items.forEach(function (t) {
-      var w = layout === 'radial' ? 200 : CARD_W, h = layout === 'radial' ? 200 : CARD_H;
+      var lab = layout === 'radial' ? 24 + 7 * (t.n >= 0 ? Math.min(30, label(t.n).length) : 14) : 0;
+      var w = layout === 'radial' ? lab : CARD_W, h = layout === 'radial' ? lab : CARD_H;
       var ox = layout === 'radial' ? t.x - w : t.x, oy = layout === 'radial' ? t.y - h : t.y - (layout === 'vertical' ? 0 : CARD_H / 2);
       x0 = Math.min(x0, ox); y0 = Math.min(y0, oy);
       x1 = Math.max(x1, layout === 'radial' ? t.x + w : ox + w); y1 = Math.max(y1, layout === 'radial' ? t.y + h : oy + h);
@@ -274,6 +308,9 @@
     if (layout === 'horizontal') {
       var x0 = a.x + CARD_W, y0 = a.y, x1 = b.x, y1 = b.y, mx = (x0 + x1) / 2;
       return 'M' + x0 + ',' + y0 + 'C' + mx + ',' + y0 + ' ' + mx + ',' + y1 + ' ' + x1 + ',' + y1;
+    }
+    if (layout === 'vertical' && b.col) {
+      return 'M' + (a.x + COL_INDENT / 2) + ',' + (a.y + CARD_H) + 'V' + (b.y + CARD_H / 2) + 'H' + b.x;
     }
     if (layout === 'vertical') {
       var sx = a.x + CARD_W / 2, sy = a.y + CARD_H, tx = b.x + CARD_W / 2, ty = b.y, my = (sy + ty) / 2;
@@ -345,7 +382,7 @@
         text(g, 'l2', 14, oy + 30, trunc(ls[1], 40));
         text(g, 'l3', 14, oy + 43, trunc(ls[2], 40));
         if (expandable && t.more < 0) {
-          var kx = layout === 'vertical' ? CARD_W / 2 : CARD_W, ky = layout === 'vertical' ? CARD_H : 0;
+          var kx = CARD_W, ky = layout === 'vertical' ? CARD_H / 2 : 0;
           el('circle', { 'class': 'knob', cx: kx, cy: ky, r: 8, 'data-knob': '1' }, g);
           text(g, 'knobt', kx, ky, V.expanded.has(t.n) ? '\u2212' : '+');
         }
