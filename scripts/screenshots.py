@@ -50,20 +50,48 @@ def slug(text: str) -> str:
 
 
 def fixture_records() -> list[PageRecord]:
-    recs = [PageRecord(HOME, status=200, depth=0, title="Riverside Outdoor Co.", indexable=True,
-                       outlinks=24, lastmod="2026-11-10", lastmod_source="sitemap")]
+    recs = [
+        PageRecord(
+            HOME,
+            status=200,
+            depth=0,
+            title="Riverside Outdoor Co.",
+            indexable=True,
+            outlinks=24,
+            lastmod="2026-11-10",
+            lastmod_source="sitemap",
+        )
+    ]
     n = 0
     for section, (title, subs) in SITE.items():
         s_url = f"{HOME}{section}/"
-        recs.append(PageRecord(s_url, status=200, depth=1, title=title, indexable=True,
-                               inlinks=40, extra={"found_from": HOME}, lastmod="2026-10-02"))
+        recs.append(
+            PageRecord(
+                s_url,
+                status=200,
+                depth=1,
+                title=title,
+                indexable=True,
+                inlinks=40,
+                extra={"found_from": HOME},
+                lastmod="2026-10-02",
+            )
+        )
         for sub, pages in subs.items():
             parent = s_url
             if sub:
                 parent = f"{s_url}{sub}/"
-                recs.append(PageRecord(parent, status=200, depth=2, title=sub.title(),
-                                       indexable=True, extra={"found_from": s_url},
-                                       lastmod="2026-06-15"))
+                recs.append(
+                    PageRecord(
+                        parent,
+                        status=200,
+                        depth=2,
+                        title=sub.title(),
+                        indexable=True,
+                        extra={"found_from": s_url},
+                        lastmod="2026-06-15",
+                    )
+                )
             for page in pages:
                 n += 1
                 status = 404 if n % 11 == 0 else 301 if n % 13 == 0 else 200
@@ -91,6 +119,10 @@ def shoot(page: Page, layout: str, out: Path, depth: int, focus_search: str | No
     page.screenshot(path=str(out))
 
 
+def shown(path: Path) -> Path:
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
@@ -98,8 +130,12 @@ def main() -> int:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        html = write_visual_map(fixture_records(), Path(tmp) / "map.html",
-                                title="Riverside Outdoor Co.", source_kind="crawl")
+        html = write_visual_map(
+            fixture_records(),
+            Path(tmp) / "map.html",
+            title="Riverside Outdoor Co.",
+            source_kind="crawl",
+        )
         with sync_playwright() as pw:
             ctx = pw.chromium.launch_persistent_context(
                 str(Path(tmp) / "profile"), executable_path=args.chromium, args=CHROMIUM_ARGS,
@@ -118,14 +154,14 @@ def main() -> int:
             for layout, depth, search in shots:
                 target = args.out / f"visual-{layout}.png"
                 shoot(page, layout, target, depth, search)
-                print(f"wrote {target.relative_to(REPO) if target.is_relative_to(REPO) else target}")
+                print(f"wrote {shown(target)}")
             page.select_option("#layout", "horizontal")
             page.select_option("#color", "indexability")
             page.fill("#search", "sleeping")
             page.press("#search", "Enter")
             target = args.out / "visual-search-details.png"
             page.screenshot(path=str(target))
-            print(f"wrote {target.relative_to(REPO) if target.is_relative_to(REPO) else target}")
+            print(f"wrote {shown(target)}")
             ctx.close()
     if errors:
         print("page errors: " + "; ".join(errors), file=sys.stderr)

@@ -17,7 +17,7 @@ from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError
 from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, publish_visual_map
 from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, iter_records
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN
+from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, Kind
 
 
 def _size(n: int) -> str:
@@ -115,7 +115,7 @@ def visualize(
         # nothing readable at all is "unreadable input"; an empty list is a finding
         ctx.exit(ExitStatus.USAGE if problems else ExitStatus.ERROR)
     path, tree, size = result
-    hosts = sum(1 for n in tree.nodes if n.kind.name == "HOST")
+    hosts = sum(1 for n in tree.nodes if n.kind is Kind.HOST)
     plural = "s" if report.bad_lines != 1 else ""
     skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
     dplural = "s" if tree.duplicates != 1 else ""

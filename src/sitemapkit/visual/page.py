@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sitemapkit.errors import PublishError
 from sitemapkit.model import PageRecord
-from sitemapkit.visual.payload import build_payload, script_safe_json
+from sitemapkit.visual.payload import build_payload, node_urls, script_safe_json
 from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree
 
 #: Entries in the ``<noscript>`` list; past it the list says how many it left out.
@@ -118,18 +118,22 @@ def render_html(
     if view == "depth" and not tree.has_depth_tree:
         view = "path"
     generated = generated or datetime.now(UTC)
-    payload = build_payload(
-        tree, title=title, source_kind=source_kind, max_children=max_children, generated=generated
-    )
-    from sitemapkit.visual.payload import node_urls
-
     urls = node_urls(tree)
+    payload = build_payload(
+        tree,
+        title=title,
+        source_kind=source_kind,
+        max_children=max_children,
+        generated=generated,
+        urls=urls,
+    )
+    urls = list(urls)
     for key, value in payload["u"].items():
         urls[int(key)] = value
     script = _asset("app.js")
     style = _asset("app.css")
     esc_title = html.escape(title)
-    hosts = sum(1 for n in tree.nodes if n.kind.name == "HOST")
+    hosts = sum(1 for n in tree.nodes if n.kind is Kind.HOST)
     stats = (
         f"{tree.page_total:,} pages &middot; {hosts:,} host{'s' if hosts != 1 else ''} "
         f"&middot; from a {html.escape(source_kind)} &middot; "

@@ -102,8 +102,9 @@ def build_payload(
     source_kind: str,
     max_children: int,
     generated: datetime | None = None,
+    urls: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Everything the page needs, as plain JSON values."""
+    """Everything the page needs, as plain JSON values (``urls``: :func:`node_urls`, if known)."""
     generated = generated or datetime.now(UTC)
     strings = _Strings()
     n = len(tree.nodes)
@@ -123,7 +124,7 @@ def build_payload(
     u: dict[str, str] = {}
     cn: dict[str, str] = {}
     rd: dict[str, str] = {}
-    rebuilt = node_urls(tree)
+    rebuilt = urls if urls is not None else node_urls(tree)
     for node in tree.nodes:
         i = node.index
         p[i] = node.parent
