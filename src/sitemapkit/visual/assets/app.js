@@ -219,7 +219,7 @@
   }
 
   // ---- layout -----------------------------------------------------------------------
-  var CARD_W = 240, CARD_H = 48, GAP_X = 56, GAP_Y = 10;
+  var CARD_W = 240, CARD_H = 48, GAP_X = 64, GAP_Y = 10, KNOB_OUT = 10;
   function doLayout(items) {
     var slot = 0, a;
     for (a = 0; a < items.length; a++) { if (!items[a].kids.length) { items[a].slot = slot++; } }
@@ -306,7 +306,7 @@
   }
   function linkPath(a, b) {
     if (layout === 'horizontal') {
-      var x0 = a.x + CARD_W, y0 = a.y, x1 = b.x, y1 = b.y, mx = (x0 + x1) / 2;
+      var x0 = a.x + CARD_W + KNOB_OUT + 8, y0 = a.y, x1 = b.x, y1 = b.y, mx = (x0 + x1) / 2;
       return 'M' + x0 + ',' + y0 + 'C' + mx + ',' + y0 + ' ' + mx + ',' + y1 + ' ' + x1 + ',' + y1;
     }
     if (layout === 'vertical' && b.col) {
@@ -378,11 +378,12 @@
         el('rect', { 'class': 'card', x: 0, y: oy, width: CARD_W, height: CARD_H, rx: 5 }, g);
         el('rect', { x: 0, y: oy, width: 6, height: CARD_H, rx: 2, fill: colorOf(t.n) }, g);
         var ls = cardLines(t);
-        text(g, 'l1', 14, oy + 16, trunc(ls[0], 32));
-        text(g, 'l2', 14, oy + 30, trunc(ls[1], 40));
-        text(g, 'l3', 14, oy + 43, trunc(ls[2], 40));
+        text(g, 'l1', 14, oy + 16, trunc(ls[0], 30));
+        text(g, 'l2', 14, oy + 30, trunc(ls[1], 37));
+        // the counts line is never cut: past ~39 characters it is condensed to fit instead
+        text(g, 'l3', 14, oy + 43, ls[2], ls[2].length > 39 ? { textLength: CARD_W - 22, lengthAdjust: 'spacingAndGlyphs' } : null);
         if (expandable && t.more < 0) {
-          var kx = CARD_W, ky = layout === 'vertical' ? CARD_H / 2 : 0;
+          var kx = CARD_W + KNOB_OUT, ky = layout === 'vertical' ? CARD_H / 2 : 0;
           el('circle', { 'class': 'knob', cx: kx, cy: ky, r: 8, 'data-knob': '1' }, g);
           text(g, 'knobt', kx, ky, V.expanded.has(t.n) ? '\u2212' : '+');
         }
