@@ -210,6 +210,14 @@ def test_exports_svg_png_and_json(open_map: Any, tmp_path: Path) -> None:
     assert tree["pages"] == len(shop_records())
     assert tree["tree"]["url"] == HOME
     assert len(tree["tree"]["children"]) >= 6
+    # the page rebuilt every page URL from path segments exactly as crawled
+    urls, stack = set(), [tree["tree"]]
+    while stack:
+        node = stack.pop()
+        if node["kind"] == "page" or node.get("status"):
+            urls.add(node["url"])
+        stack.extend(node.get("children", []))
+    assert urls == {r.url for r in shop_records()}
     assert o.errors == []
 
 
@@ -254,6 +262,10 @@ def test_layouts_views_and_legend_counts(open_map: Any, shop_tree: SiteTree) -> 
     assert legend == shop_tree.color_counts("status")
     page.locator("#legend li[data-key='4xx']").click()
     assert page.locator("#map .node:not(.dim)").count() < o.nodes()
+    page.emulate_media(media="print")
+    assert not page.locator(".toolbar").is_visible()
+    assert not page.locator("aside").is_visible()
+    assert page.locator("#map").is_visible()
     assert o.errors == []
 
 

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemapkit.errors import PublishError
 from sitemapkit.model import PageRecord
@@ -198,3 +200,19 @@ def test_size_for_100000_pages_is_under_25_mb(tmp_path: Path) -> None:
     out = write_visual_map(big_site(100_000), tmp_path / "m.html")
     size = out.stat().st_size
     assert size < 25 * 1024 * 1024, size
+
+
+@given(
+    title=st.text(max_size=40),
+    path=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20),
+)
+@settings(max_examples=60, deadline=None)
+def test_no_title_or_url_can_open_or_close_an_element(title: str, path: str) -> None:
+    recs = [PageRecord(f"https://x.example/{path}", title=title), PageRecord("https://x.example/")]
+    page = render_html(SiteTree.from_records(recs), title=title)
+    assert page.count("</script>") == 2
+    assert page.count("<script") == 2
+    assert page.count("</noscript>") == 1
+    assert page.count("</title>") == 1
+    data = data_of(page)
+    assert title.strip() == "" or " ".join(title.split()) in data["t"]  # type: ignore[operator]
