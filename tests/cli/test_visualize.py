@@ -6,6 +6,8 @@ import gzip
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,18 @@ def test_detect_by_content_not_name(tmp_path: Path) -> None:
     assert detect(str(text)) == "list"
     assert detect("https://x.example/sitemap.xml") == "sitemap"
     assert detect("-") == "list"
+
+
+def test_stdin_to_stdout(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "visualize", "-", "-o", "-"],
+        input=b"https://x.example/a\nhttps://x.example/b/c\n",
+        capture_output=True,
+        check=False,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(b"<!DOCTYPE html>")
+    assert proc.stderr.decode().startswith("wrote <stdout>: 2 pages, 1 host,")
+    assert list(tmp_path.iterdir()) == []

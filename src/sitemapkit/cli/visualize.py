@@ -32,7 +32,7 @@ def _size(n: int) -> str:
     type=click.Path(dir_okay=False, path_type=Path),
     default=Path("site-map.html"),
     show_default=True,
-    help="The HTML file to write (one self-contained page).",
+    help='The HTML file to write (one self-contained page); "-" writes to stdout.',
 )
 @click.option("--title", help="Page title (default: 'Site map of HOST').")
 @click.option(
@@ -120,9 +120,12 @@ def visualize(
     skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
     dplural = "s" if tree.duplicates != 1 else ""
     dupes = f", {tree.duplicates:,} duplicate{dplural} merged" if tree.duplicates else ""
+    where = "<stdout>" if str(path) == "-" else str(path)
     click.echo(
-        f"wrote {path}: {tree.page_total:,} pages, {hosts:,} host{'s' if hosts != 1 else ''}, "
+        f"wrote {where}: {tree.page_total:,} page{'s' if tree.page_total != 1 else ''}, "
+        f"{hosts:,} host{'s' if hosts != 1 else ''}, "
         f"{_size(size)}, from a {report.kind}{skipped}{dupes} "
-        f"in {time.perf_counter() - started:.1f} s"
+        f"in {time.perf_counter() - started:.1f} s",
+        err=str(path) == "-",  # the page itself is on stdout
     )
     ctx.exit(ExitStatus.ERROR if report.bad_lines or problems else ExitStatus.OK)

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import html
 import os
+import sys
 import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -261,16 +262,23 @@ def publish_visual_map(
     )
     data = text.encode("utf-8", errors="replace")
     out = Path(out)
+    if str(out) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return out, tree, len(data)
     tmp_name = ""
+    published = False
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         Path(tmp_name).chmod(0o644)
         Path(tmp_name).replace(out)
+        published = True
     except OSError as exc:
-        if tmp_name:
+        raise PublishError(f"{out}: cannot write the visual map: {exc.strerror or exc}") from exc
+    finally:
+        if tmp_name and not published:  # also on Ctrl-C: no half-written temp file left
             with contextlib.suppress(OSError):
                 Path(tmp_name).unlink()
-        raise PublishError(f"{out}: cannot write the visual map: {exc.strerror or exc}") from exc
     return out, tree, len(data)
