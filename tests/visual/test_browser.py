@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -254,12 +255,17 @@ def test_layouts_views_and_legend_counts(open_map: Any, shop_tree: SiteTree) -> 
     page.select_option("#view", "depth")
     assert o.nodes() > 5
     assert page.locator("#node-n0").count() == 1  # the home page is the depth root
-    page.select_option("#color", "status")
-    legend = {
-        li.locator(".lbl").text_content(): int(li.locator(".n").text_content().replace(",", ""))
-        for li in page.locator("#legend li[data-key]").all()
-    }
-    assert legend == shop_tree.color_counts("status")
+    generated = page.evaluate(
+        "JSON.parse(document.getElementById('sitemap-data').textContent).generated"
+    )
+    now = datetime.fromisoformat(generated)
+    for mode in ("section", "indexability", "depth", "lastmod", "status"):
+        page.select_option("#color", mode)
+        legend = {
+            li.get_attribute("data-key"): int(li.locator(".n").text_content().replace(",", ""))
+            for li in page.locator("#legend li[data-key]").all()
+        }
+        assert legend == shop_tree.color_counts(mode, now), mode
     page.locator("#legend li[data-key='4xx']").click()
     assert page.locator("#map .node:not(.dim)").count() < o.nodes()
     page.emulate_media(media="print")

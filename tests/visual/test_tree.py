@@ -240,3 +240,8 @@ def test_urls_are_rebuilt_exactly_or_stored(
     # no fragment, no second form of the same URL: the page rebuilds it, nothing stored
     assert rebuilt[i] == url
     assert str(i) not in payload["u"]
+
+
+def test_synthetic_roots_have_a_name() -> None:
+    tree = build("https://a.example/", "https://b.example/")
+    assert tree.nodes[tree.root].label == "all hosts"

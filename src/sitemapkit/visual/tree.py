@@ -42,6 +42,9 @@ from sitemapkit.model import PageRecord
 #: Children shown before the rest fold into a "+N more" group (a screenful).
 DEFAULT_MAX_CHILDREN = 50
 
+#: What the synthetic root above several hosts (or several start pages) is called.
+SITE_LABEL = "all hosts"
+
 #: The keys a crawl may use in ``PageRecord.extra`` for "first found from".
 PARENT_KEYS = ("parent", "found_from", "referrer")
 
@@ -88,6 +91,8 @@ class Node:
             return " ".join(self.record.title.split())
         if self.kind is Kind.HOST:
             return self.segment.split("://", 1)[-1]
+        if self.kind is Kind.SITE:
+            return SITE_LABEL
         if self.kind is Kind.PAGE and self.segment == "" and self.parent >= 0:
             return "/"
         return self.segment or "/"

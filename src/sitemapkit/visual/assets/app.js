@@ -77,7 +77,7 @@
   function label(n) {
     if (D.t[n]) { return D.t[n]; }
     if (kind[n] === KIND_HOST) { return D.s[n].replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''); }
-    if (kind[n] === KIND_SITE) { return D.title || 'site'; }
+    if (kind[n] === KIND_SITE) { return 'all hosts'; }
     return D.s[n] || '/';
   }
   function pathText(n) {
