@@ -14,7 +14,8 @@ import pytest
 
 from crawl.fixture_site import FixtureSite
 from sitemapkit.cli import main
-from sitemapkit.visual.sources import detect
+from sitemapkit.visual.sources import detect, iter_records
+from sitemapkit.visual.tree import SiteTree
 
 
 def data_of(path: Path) -> dict[str, object]:
@@ -160,3 +161,24 @@ def test_stdin_to_stdout(tmp_path: Path) -> None:
     assert proc.stdout.startswith(b"<!DOCTYPE html>")
     assert proc.stderr.decode().startswith("wrote <stdout>: 2 pages, 1 host,")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_depth_tree_uses_the_crawls_found_from_links(crawled: Path) -> None:
+    db = crawled / "crawl.sqlite"
+    with sqlite3.connect(db) as conn:
+        found = dict(
+            conn.execute("SELECT u.url, f.url FROM urls u JOIN urls f ON f.id = u.found_from")
+        )
+    conn.close()
+    assert len(found) > 20
+    tree = SiteTree.from_records(iter_records(str(db)))
+    checked = 0
+    for node in tree.nodes:
+        rec = node.record
+        if rec is None or rec.url not in found or node.depth_parent < 0:
+            continue
+        parent = tree.nodes[node.depth_parent].record
+        assert parent is not None
+        assert parent.url == found[rec.url], rec.url
+        checked += 1
+    assert checked == len(found)
