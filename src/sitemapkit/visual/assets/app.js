@@ -364,7 +364,6 @@
       var expandable = t.more >= 0 || (V.kids[t.n] && V.kids[t.n].length > 0);
       if (expandable && t.more < 0) { g.setAttribute('aria-expanded', V.expanded.has(t.n) ? 'true' : 'false'); }
       g.setAttribute('aria-label', describe(t));
-      var tip = el('title', {}, g); tip.textContent = t.n >= 0 ? label(t.n) + '\n' + url[t.n] : cardLines(t)[0];
       if (layout === 'radial') {
         el('circle', { 'class': 'dot', r: t.level === 0 ? 9 : 6, fill: colorOf(t.n) }, g);
         var deg = t.angle * 180 / Math.PI - 90, left = t.level > 0 && (t.angle > Math.PI);
@@ -385,7 +384,8 @@
         if (expandable && t.more < 0) {
           var kx = CARD_W + KNOB_OUT, ky = layout === 'vertical' ? CARD_H / 2 : 0;
           el('circle', { 'class': 'knob', cx: kx, cy: ky, r: 8, 'data-knob': '1' }, g);
-          text(g, 'knobt', kx, ky, V.expanded.has(t.n) ? '\u2212' : '+');
+          // a path, not a text glyph: thousands of text runs are what makes SVG slow to lay out
+          el('path', { 'class': 'knobt', d: 'M' + (kx - 4) + ',' + ky + 'h8' + (V.expanded.has(t.n) ? '' : 'M' + kx + ',' + (ky - 4) + 'v8') }, g);
         }
       }
       frag.appendChild(g);
@@ -400,14 +400,28 @@
   function setStatus(s) { statusEl.textContent = s; }
 
   // ---- pan & zoom -----------------------------------------------------------------------
-  function applyTransform() { gRoot.setAttribute('transform', 'translate(' + tf.x + ',' + tf.y + ') scale(' + tf.k + ')'); }
+  // the stage size is read once and on resize, never right after drawing: reading it
+  // then would force the browser to lay out thousands of fresh nodes synchronously
+  var stage = null;
+  function stageSize() {
+    if (!stage) { var r = svg.getBoundingClientRect(); stage = { width: r.width || 800, height: r.height || 600 }; }
+    return stage;
+  }
+  window.addEventListener('resize', function () { stage = null; });
+  function applyTransform() {
+    gRoot.setAttribute('transform', 'translate(' + tf.x + ',' + tf.y + ') scale(' + tf.k + ')');
+    // level of detail: unreadably small lines are not drawn at all (cheaper, less clutter)
+    var far = tf.k < 0.45, veryFar = tf.k < 0.22;
+    if (svg.classList.contains('far') !== far) { svg.classList.toggle('far', far); }
+    if (svg.classList.contains('very-far') !== veryFar) { svg.classList.toggle('very-far', veryFar); }
+  }
   function zoomAt(px, py, factor) {
     var k = Math.max(0.02, Math.min(4, tf.k * factor));
     tf.x = px - (px - tf.x) * (k / tf.k); tf.y = py - (py - tf.y) * (k / tf.k); tf.k = k;
     applyTransform();
   }
   function fit(minScale) {
-    var b = bounds(visible), r = svg.getBoundingClientRect();
+    var b = bounds(visible), r = stageSize();
     var w = r.width || 800, h = r.height || 600;
     var k = Math.min(w / b.w, h / b.h, 1.2);
     if (minScale && k < minScale) {
@@ -425,7 +439,7 @@
     applyTransform();
   }
   function centerOn(t) {
-    var r = svg.getBoundingClientRect();
+    var r = stageSize();
     var cx = layout === 'radial' ? t.x : t.x + CARD_W / 2, cy = layout === 'vertical' ? t.y + CARD_H / 2 : t.y;
     tf.k = Math.max(tf.k, 0.7);
     tf.x = r.width / 2 - cx * tf.k; tf.y = r.height / 2 - cy * tf.k;
@@ -505,6 +519,16 @@
     }
     if (focusKey && byKey.has(focusKey)) { svg.setAttribute('aria-activedescendant', 'node-' + focusKey); }
   }
+  // the full title and URL as a native tooltip, made only for the node under the pointer
+  svg.addEventListener('mouseover', function (e) {
+    var g = e.target.closest && e.target.closest('.node');
+    if (!g || g.querySelector('title')) { return; }
+    var t = byKey.get(g.getAttribute('data-key'));
+    if (!t) { return; }
+    var tip = el('title', {}, null);
+    tip.textContent = t.n >= 0 ? label(t.n) + '\n' + url[t.n] : cardLines(t)[0];
+    g.insertBefore(tip, g.firstChild);
+  });
   svg.addEventListener('click', function (e) {
     if (moved) { return; }
     var g = e.target.closest && e.target.closest('.node');
@@ -537,8 +561,8 @@
       case 'End': next = visible[visible.length - 1]; break;
       case 'Enter': toggle(t); next = byKey.get(focusKey) || byKey.get(t.key); break;
       case ' ': if (t.n >= 0) { select(t.n); } next = byKey.get(t.key); break;
-      case '+': case '=': zoomAt(svg.clientWidth / 2, svg.clientHeight / 2, 1.25); break;
-      case '-': zoomAt(svg.clientWidth / 2, svg.clientHeight / 2, 0.8); break;
+      case '+': case '=': zoomAt(stageSize().width / 2, stageSize().height / 2, 1.25); break;
+      case '-': zoomAt(stageSize().width / 2, stageSize().height / 2, 0.8); break;
       case '0': fit(0); break;
       case '/': document.getElementById('search').focus(); break;
       default: return;
@@ -551,7 +575,7 @@
   });
   function ensureVisible(t) {
     if (!t) { return; }
-    var r = svg.getBoundingClientRect(), sx = t.x * tf.k + tf.x, sy = t.y * tf.k + tf.y;
+    var r = stageSize(), sx = t.x * tf.k + tf.x, sy = t.y * tf.k + tf.y;
     if (sx < 20 || sy < 20 || sx > r.width - 60 || sy > r.height - 40) { centerOn(t); }
   }
 
@@ -780,8 +804,8 @@
   if (!views.depth) { var opt = byId('view').querySelector('option[value=depth]'); if (opt) { opt.remove(); } }
   computeColors(byId('color').value);
   renderLegend();
+  stageSize();
   initialOpen();
-  window.addEventListener('resize', function () { /* keep the transform; the user fits on demand */ });
   document.documentElement.setAttribute('data-ready', '1');
   // "painted" is when the first frame with the map is on screen (bench/visual_bench.py)
   if (window.performance && performance.mark) {
