@@ -20,7 +20,7 @@ import pytest
 from sitemapkit.visual.page import write_visual_map
 from sitemapkit.visual.tree import SiteTree
 
-from .conftest import DEEP_TITLE, DEEP_URL, HOME, IMG_TITLE, SCRIPT_TITLE, shop_records
+from .shop import DEEP_TITLE, DEEP_URL, HOME, IMG_TITLE, SCRIPT_TITLE, shop_records
 
 pytestmark = pytest.mark.browser
 

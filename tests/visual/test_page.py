@@ -23,7 +23,7 @@ from sitemapkit.visual.page import (
 from sitemapkit.visual.payload import script_safe_json
 from sitemapkit.visual.tree import SiteTree
 
-from .conftest import IMG_TITLE, SCRIPT_TITLE, shop_records
+from .shop import IMG_TITLE, SCRIPT_TITLE, shop_records
 
 SCRIPT_RE = re.compile(r"<script([^>]*)>(.*?)</script>", re.S)
 

@@ -11,7 +11,7 @@ from sitemapkit.model import PageRecord
 from sitemapkit.visual.payload import build_payload, node_urls
 from sitemapkit.visual.tree import Kind, SiteTree, join_url, split_url
 
-from .conftest import DEEP_URL, HOME, SCRIPT_TITLE, shop_records
+from .shop import DEEP_URL, HOME, SCRIPT_TITLE, shop_records
 
 
 def build(*urls: str, **kw: object) -> SiteTree:

@@ -1,4 +1,4 @@
-"""A realistic little shop site as page records, hostile titles included.
+"""A realistic little shop site as page records, hostile titles included (test data, no fixtures).
 
 Shared by the model, page and browser tests so they all look at the same site:
 sections with subsections, a folder without a page, query forms, a deep page
