@@ -282,7 +282,16 @@ def test_a_big_map_opens_with_only_the_top_drawn(open_map: Any, tmp_path: Path) 
     from sitemapkit.model import PageRecord
 
     recs = [PageRecord(f"https://big.example/s{i % 10}/c{i % 100}/p{i}") for i in range(20_000)]
+    recs += [PageRecord(f"https://shop.big.example/{i % 3}/x{i}?q={i}") for i in range(300)]
+    recs.append(PageRecord("https://shop.big.example/"))
     out = write_visual_map(recs, tmp_path / "big.html")
     o = open_map(out)
     assert 5 < o.nodes() < 200
+    # sections of a two-host site are host/segment, the same in the page as in the model
+    legend = {
+        li.get_attribute("data-key"): int(li.locator(".n").text_content().replace(",", ""))
+        for li in o.page.locator("#legend li[data-key]").all()
+    }
+    assert legend == SiteTree.from_records(recs).color_counts("section")
+    assert legend["shop.big.example"] == 1
     assert o.errors == []

@@ -26,7 +26,7 @@
     return lists;
   }
   function postorder(root, kids) {
-    var out = [], stack = [root], seen = [];
+    var out = [], stack = [root];
     while (stack.length) {
       var n = stack.pop();
       if (n < 0) { out.push(~n); continue; }
@@ -94,19 +94,17 @@
   var NOW = Date.parse(D.generated);
   var sectionOf = new Array(N);
   (function () {
+    // nodes come in pre-order, so a parent's section is known before its children's
     var P = views.path;
     for (var n = 0; n < N; n++) {
-      var chain = [], a = n;
-      while (D.p[a] >= 0 && chain.length < 100000) { chain.push(a); a = D.p[a]; }
-      if (P.level[n] < 0) { sectionOf[n] = null; continue; }
-      if (!chain.length) { sectionOf[n] = '/'; continue; }
-      var top = chain[chain.length - 1];
-      if (kind[top] === KIND_HOST) {
-        var host = D.s[top].replace(/^[^:]*:\/\//, '');
-        sectionOf[n] = chain.length === 1 ? host : host + '/' + D.s[chain[chain.length - 2]];
-      } else {
-        sectionOf[n] = (D.k[top] & 16) ? '/' : D.s[top];
-      }
+      var lv = P.level[n], pa = D.p[n];
+      if (lv < 0) { sectionOf[n] = null; }
+      else if (lv === 0) { sectionOf[n] = '/'; }
+      else if (lv === 1) {
+        sectionOf[n] = kind[n] === KIND_HOST ? D.s[n].replace(/^[^:]*:\/\//, '')
+          : (D.k[n] & 16) ? '/' : D.s[n];
+      } else if (lv === 2 && kind[pa] === KIND_HOST) { sectionOf[n] = sectionOf[pa] + '/' + D.s[n]; }
+      else { sectionOf[n] = sectionOf[pa]; }
     }
   })();
   function lastmodBucket(text) {
