@@ -141,7 +141,7 @@
       fixed: { '< 30 days': '#1b7837', '30-90 days': '#5aae61', '90-365 days': '#d6a100', '> 1 year': '#c2410c', unknown: GREY }
     }
   };
-  var colorState = { mode: 'section', of: null, counts: null, only: null };
+  var colorState = { mode: 'section', keys: null, colors: new Map(), entries: [], only: null };
   function computeColors(mode) {
     var m = MODES[mode], counts = new Map(), keys = new Array(N);
     for (var n = 0; n < N; n++) {
