@@ -295,3 +295,34 @@ def test_a_big_map_opens_with_only_the_top_drawn(open_map: Any, tmp_path: Path) 
     assert legend == SiteTree.from_records(recs).color_counts("section")
     assert legend["shop.big.example"] == 1
     assert o.errors == []
+
+
+def test_big_expanded_trees_draw_only_what_is_near_the_screen(
+    open_map: Any, tmp_path: Path
+) -> None:
+    from sitemapkit.model import PageRecord
+
+    recs = [PageRecord(f"https://wide.example/s{i % 3}/p{i}") for i in range(3000)]
+    out = write_visual_map(recs, tmp_path / "wide.html", max_children=5000)
+    o = open_map(out)
+    page = o.page
+    page.click("#expand-all")
+    laid_out = int(page.get_attribute("#map", "data-nodes"))
+    drawn = int(page.get_attribute("#map", "data-drawn"))
+    assert laid_out == 1 + 3 + 3000
+    assert 0 < drawn < 1000
+    assert o.nodes() == drawn
+    # walking to the last node pans there, and it is drawn on arrival
+    page.focus("#map")
+    page.keyboard.press("End")
+    last = page.get_attribute("#map", "aria-activedescendant")
+    assert page.locator(f"#{last}").count() == 1
+    assert "focus" in page.get_attribute(f"#{last}", "class")
+    # an export still holds the whole laid-out tree
+    with page.expect_download(timeout=15_000) as info:
+        page.click("#export-svg")
+    target = tmp_path / "wide.svg"
+    info.value.save_as(target)
+    assert len(re.findall(r'class="node[ "]', target.read_text("utf-8"))) == laid_out
+    assert o.nodes() < laid_out  # and the page went back to drawing only the near part
+    assert o.errors == []

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sitemapkit.model import PageRecord
 from sitemapkit.visual.payload import build_payload, node_urls
-from sitemapkit.visual.tree import Kind, SiteTree, join_url, split_url
+from sitemapkit.visual.tree import Kind, SiteTree, join_url, natural_key, split_url
 
 from .shop import DEEP_URL, HOME, SCRIPT_TITLE, shop_records
 
@@ -245,3 +245,10 @@ def test_urls_are_rebuilt_exactly_or_stored(
 def test_synthetic_roots_have_a_name() -> None:
     tree = build("https://a.example/", "https://b.example/")
     assert tree.nodes[tree.root].label == "all hosts"
+
+
+def test_natural_order_of_names() -> None:
+    names = ["page-10", "page-2", "Page-1", "a", "b10c2", "b10c10", "", "10", "9"]
+    assert sorted(names, key=natural_key) == [
+        "", "9", "10", "a", "b10c2", "b10c10", "Page-1", "page-2", "page-10"
+    ]  # fmt: skip

@@ -27,7 +27,7 @@ from pathlib import Path
 from sitemapkit.errors import PublishError
 from sitemapkit.model import PageRecord
 from sitemapkit.visual.payload import build_payload, node_urls, script_safe_json
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree
+from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree, paused_gc
 
 #: Entries in the ``<noscript>`` list; past it the list says how many it left out.
 NOSCRIPT_CAP = 2000
@@ -241,6 +241,22 @@ def publish_visual_map(
     then a rename), so a browser never opens half a map.  With ``refuse_empty``
     nothing is written for a source without pages and ``None`` comes back.
     """
+    with paused_gc():
+        return _publish(records, out, title, source_kind, max_children, view, layout, color,
+                        refuse_empty)  # fmt: skip
+
+
+def _publish(
+    records: Iterable[PageRecord],
+    out: Path,
+    title: str | None,
+    source_kind: str,
+    max_children: int,
+    view: str,
+    layout: str,
+    color: str,
+    refuse_empty: bool,
+) -> tuple[Path, SiteTree, int] | None:
     tree = SiteTree.from_records(records)
     if refuse_empty and tree.page_total == 0:
         return None

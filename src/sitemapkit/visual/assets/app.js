@@ -348,15 +348,40 @@
     return ls[0] + (ls[1] ? ', ' + ls[1] : '') + (ls[2] ? ', ' + ls[2] : '');
   }
 
+  // Past CULL_AT laid-out nodes only those near the screen are put in the DOM (the
+  // screen plus one screen on every side); panning out of that region redraws.  A big
+  // expanded tree then costs what is on screen, not what is laid out.
+  var CULL_AT = 2000, drawnRegion = null;
   function render() {
     visible = computeVisible();
     doLayout(visible);
+    draw(false);
+  }
+  function itemBox(t) {
+    if (layout === 'radial') { return [t.x - 220, t.y - 220, t.x + 220, t.y + 220]; }
+    var y0 = layout === 'vertical' ? t.y : t.y - CARD_H / 2;
+    return [t.x, y0, t.x + CARD_W + 2 * KNOB_OUT, y0 + CARD_H];
+  }
+  function viewRegion(margin) {
+    var r = stageSize(), w = r.width / tf.k, h = r.height / tf.k;
+    var x0 = -tf.x / tf.k, y0 = -tf.y / tf.k;
+    return [x0 - margin * w, y0 - margin * h, x0 + w + margin * w, y0 + h + margin * h];
+  }
+  function inside(box, reg) { return box[2] >= reg[0] && box[0] <= reg[2] && box[3] >= reg[1] && box[1] <= reg[3]; }
+  function draw(all) {
+    var cull = !all && visible.length > CULL_AT;
+    drawnRegion = cull ? viewRegion(1) : null;
     while (gRoot.firstChild) { gRoot.removeChild(gRoot.firstChild); }
     var links = el('g', { 'class': 'links' }, gRoot), nodes = el('g', { 'class': 'nodes' }, gRoot);
     var frag = document.createDocumentFragment(), lfrag = document.createDocumentFragment();
-    var V = view;
+    var V = view, drawn = 0;
     visible.forEach(function (t) {
-      if (t.parent) { el('path', { 'class': 'link', d: linkPath(t.parent, t) }, lfrag); }
+      var here = !cull || inside(itemBox(t), drawnRegion);
+      if (t.parent && (here || (cull && inside(itemBox(t.parent), drawnRegion)))) {
+        el('path', { 'class': 'link', d: linkPath(t.parent, t) }, lfrag);
+      }
+      if (!here) { return; }
+      drawn++;
       var g = el('g', { 'class': nodeClasses(t), id: 'node-' + t.key, role: 'treeitem',
                         'aria-level': t.level + 1, transform: 'translate(' + t.x + ',' + t.y + ')', 'data-key': t.key });
       var expandable = t.more >= 0 || (V.kids[t.n] && V.kids[t.n].length > 0);
@@ -391,8 +416,10 @@
     links.appendChild(lfrag); nodes.appendChild(frag);
     if (focusKey && byKey.has(focusKey)) { svg.setAttribute('aria-activedescendant', 'node-' + focusKey); }
     var shown = visible.length;
-    setStatus(fmt(shown) + ' of ' + fmt(N) + ' nodes shown \u00b7 ' + fmt(D.pages) + ' pages');
+    setStatus(fmt(shown) + ' of ' + fmt(N) + ' nodes shown \u00b7 ' + fmt(D.pages) + ' pages' +
+              (cull ? ' (' + fmt(drawn) + ' near the screen drawn)' : ''));
     svg.setAttribute('data-nodes', String(shown));
+    svg.setAttribute('data-drawn', String(drawn));
   }
   var statusEl = document.getElementById('status');
   function setStatus(s) { statusEl.textContent = s; }
@@ -412,6 +439,9 @@
     var far = tf.k < 0.45, veryFar = tf.k < 0.22;
     if (svg.classList.contains('far') !== far) { svg.classList.toggle('far', far); }
     if (svg.classList.contains('very-far') !== veryFar) { svg.classList.toggle('very-far', veryFar); }
+    var reg = viewRegion(0);
+    if (drawnRegion && !(reg[0] >= drawnRegion[0] && reg[1] >= drawnRegion[1] &&
+                         reg[2] <= drawnRegion[2] && reg[3] <= drawnRegion[3])) { draw(false); }
   }
   function zoomAt(px, py, factor) {
     var k = Math.max(0.02, Math.min(4, tf.k * factor));
@@ -744,7 +774,11 @@
   }
   function fileBase() { return (D.title || 'site-map').replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60) || 'site-map'; }
   function svgText() {
+    // an export holds the whole laid-out tree, not only what is near the screen
+    var culled = drawnRegion !== null;
+    if (culled) { draw(true); }
     var b = bounds(visible), clone = svg.cloneNode(true);
+    if (culled) { draw(false); }
     clone.removeAttribute('id'); clone.removeAttribute('class'); clone.removeAttribute('tabindex'); clone.removeAttribute('aria-activedescendant');
     clone.setAttribute('xmlns', SVGNS);
     clone.setAttribute('viewBox', b.x + ' ' + b.y + ' ' + b.w + ' ' + b.h);
