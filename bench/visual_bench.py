@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import os
 import sys
 import tempfile
 import threading
@@ -88,6 +89,18 @@ def write_index(folder: Path, base: str) -> None:
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+def _children_cpu() -> float:
+    """CPU seconds used by reaped child processes so far (user + system).
+
+    Printed beside wall time because this machine is shared: under load the
+    wall time of the same run doubles while its CPU time barely moves.
+    """
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def crawl_like_map(urls: list[str], out: Path) -> float:
@@ -194,16 +207,20 @@ def main() -> int:
     out_dir = Path(tempfile.mkdtemp(prefix="visual-bench-"))
     try:
         html = out_dir / "map.html"
+        cpu0 = _children_cpu()
         build = c.run_measured(
             "visualize sitemap index (HTTP, reader)",
             [exe, "visualize", f"{base}/sitemap_index.xml", "-o", html],
             stdout=out_dir / "build.out", stderr=out_dir / "build.err", check=True,
         )  # fmt: skip
+        build_cpu = _children_cpu() - cpu0
+        cpu0 = _children_cpu()
         listed = c.run_measured(
             "visualize URL list",
             [exe, "visualize", data / "urls.txt", "-o", out_dir / "list.html"],
             stdout=out_dir / "list.out", stderr=out_dir / "list.err", check=True,
         )  # fmt: skip
+        listed_cpu = _children_cpu() - cpu0
     finally:
         server.shutdown()
     summary = (out_dir / "build.out").read_text().strip()
@@ -243,6 +260,9 @@ def main() -> int:
             c.table(["measure", "ours", "target", "ours/target", "verdict", "peak RSS"], rows,
                     title=title),
             f"command output: {summary}",
+            f"CPU time (user+sys) of the builds: sitemap index {build_cpu:.2f} s, "
+            f"URL list {listed_cpu:.2f} s; load average at the end "
+            f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs",
             f"slowest browser runs: render {figures['render_ms_max']:.0f} ms, "
             f"expand {figures['expand_ms_max']:.0f} ms",
             "no peer: no open-source tool draws an offline interactive map at this size",
@@ -252,7 +272,8 @@ def main() -> int:
     print(text)
     c.save_results(
         "visual_bench" + ("_quick" if args.quick else ""),
-        {"urls": total, "html_mb": size_mb, "build": build.as_dict(),
+        {"urls": total, "html_mb": size_mb, "build": build.as_dict(), "build_cpu_s": build_cpu,
+         "url_list_cpu_s": listed_cpu,
          "url_list": listed.as_dict(), "browser": figures, "crawl_like_build_s": heavy_build_s,
          "crawl_like_mb": heavy_mb, "crawl_like_browser": heavy_fig},
         text,
