@@ -20,8 +20,8 @@ import click
 from sitemapkit import limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
-from sitemapkit.sitemap.reader import SourcedEntry, iter_sourced
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, Limits
+from sitemapkit.sitemap.reader import SourcedEntry, iter_locs, iter_sourced
+from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
 from sitemapkit.sitemap.walk import is_unreadable, is_url
 
 _FIELDS = (
@@ -69,20 +69,6 @@ def _entry_dict(item: SourcedEntry) -> dict[str, Any]:
         d["alternates"] = {a.hreflang: a.href for a in e.alternates}
     d["sitemap"] = item.sitemap
     return d
-
-
-def _write_text(items: Iterable[SourcedEntry], out: TextIO) -> int:
-    n = 0
-    buf: list[str] = []
-    for item in items:
-        buf.append(item.entry.loc)
-        n += 1
-        if len(buf) >= 4096:
-            out.write("\n".join(buf) + "\n")
-            buf.clear()
-    if buf:
-        out.write("\n".join(buf) + "\n")
-    return n
 
 
 def _write_jsonl(items: Iterable[SourcedEntry], out: TextIO) -> int:
@@ -209,12 +195,18 @@ def urls(
 
         if not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
-    lim = Limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     log: list[Finding] = []
-    items = iter_sourced(source, limits=lim, log=log, follow=not no_follow)
     out = sys.stdout
-    writer = {"text": _write_text, "csv": _write_csv, "jsonl": _write_jsonl}[fmt]
-    writer(items, out)
+    if fmt == "text":
+        # Only locs are printed: the reader's fast path builds no entry objects.
+        for batch in iter_locs(source, limits=lim, log=log, follow=not no_follow):
+            out.write("\n".join(batch))
+            out.write("\n")
+    else:
+        items = iter_sourced(source, limits=lim, log=log, follow=not no_follow)
+        writer = _write_csv if fmt == "csv" else _write_jsonl
+        writer(items, out)
     out.flush()
     problems = [f for f in log if f.severity is not Severity.INFO]
     if not quiet:

@@ -22,7 +22,7 @@ from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import ALL_CODES
 from sitemapkit.sitemap.rules import ValidationReport
 from sitemapkit.sitemap.rules import validate as run_validate
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, Limits
+from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
 from sitemapkit.sitemap.walk import is_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -265,7 +265,7 @@ def validate(
         if not is_url(source) and source != "-" and not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
     now = _parse_now(now_text)
-    lim = Limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     if schema_dir is not None:
         from sitemapkit.sitemap.xsd import SchemaSet
 

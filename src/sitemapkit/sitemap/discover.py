@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.source import FetchInfo, Limits, SourceProblem, fetch_chunks
+from sitemapkit.sitemap.source import FetchInfo, ReadLimits, SourceProblem, fetch_chunks
 
 if TYPE_CHECKING:
     import aiohttp
@@ -62,7 +62,9 @@ def parse_robots_sitemaps(text: str, robots_url: str) -> tuple[list[str], list[F
     return found, findings
 
 
-async def _read_capped(session: aiohttp.ClientSession, url: str, lim: Limits, cap: int) -> bytes:
+async def _read_capped(
+    session: aiohttp.ClientSession, url: str, lim: ReadLimits, cap: int
+) -> bytes:
     info = FetchInfo(url)
     buf = bytearray()
     async for chunk in fetch_chunks(session, url, lim, info):
@@ -82,10 +84,10 @@ def _looks_like_sitemap(head: bytes) -> bool:
 
 
 async def discover(
-    site_url: str, session: aiohttp.ClientSession, lim: Limits | None = None
+    site_url: str, session: aiohttp.ClientSession, lim: ReadLimits | None = None
 ) -> tuple[list[str], list[Finding]]:
     """Sitemap URLs of the site at ``site_url`` and the robots.txt findings met on the way."""
-    lim = lim or Limits()
+    lim = lim or ReadLimits()
     parts = urlsplit(site_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     robots_url = origin + "/robots.txt"
@@ -110,7 +112,7 @@ async def discover(
 
 
 async def discover_sitemaps(
-    site_url: str, *, session: aiohttp.ClientSession, limits: Limits | None = None
+    site_url: str, *, session: aiohttp.ClientSession, limits: ReadLimits | None = None
 ) -> list[str]:
     """The sitemap URLs a site declares in robots.txt, else the first well-known one found."""
     found, _ = await discover(site_url, session, limits)

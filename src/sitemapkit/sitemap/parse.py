@@ -31,6 +31,26 @@ _SEP: Final = "\x01"
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
 _DECL_ENCODING = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
+#: A plain entry from the lean lane: (is url, loc, lastmod, changefreq, priority, line).
+Plain = tuple[bool, str, str | None, str | None, str | None, int]
+_TEXT = rb"([^<&\]\x00-\x08\x0b\x0c\x0e-\x1f]*)"
+_WS = rb"[ \t\r\n]*"
+_PLAIN = re.compile(
+    rb"<(url|sitemap)>" + _WS
+    + rb"<loc>" + _TEXT + rb"</loc>" + _WS
+    + rb"(?:<lastmod>" + _TEXT + rb"</lastmod>" + _WS + rb")?"
+    + rb"(?:<changefreq>" + _TEXT + rb"</changefreq>" + _WS + rb")?"
+    + rb"(?:<priority>" + _TEXT + rb"</priority>" + _WS + rb")?"
+    + rb"</\1>"
+)  # fmt: skip
+_BLANK_GAP = re.compile(_WS)
+_LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
+_FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
+#: every byte but line ends becomes a space: the same shape for expat, nothing to parse
+_BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
+#: bytes held back at a chunk's end, waiting for the rest of a plain entry
+_MAX_HOLD: Final = 1 << 20
+
 #: root local name -> the local name of its entries (None: every child of the root).
 ENTRY_NAMES: Final[dict[str, str | None]] = {
     "urlset": None,
@@ -107,15 +127,25 @@ class XmlStreamParser:
     text between entries are recorded only as facts.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, lean: bool = False, locs_only: bool = False) -> None:
         self.facts = XmlFacts()
-        self.out: list[Node] = []
+        #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
+        #: rest of an entry is checked by expat but never turned into nodes
+        self.locs_only = locs_only
+        self._abs = 0  # stream offset of the pending buffer's first byte
+        self.out: list[Node | Plain] = []
+        #: lean: plain entries come out as :data:`Plain` tuples (the reader's fast lane)
+        self.lean = lean
+        self._fast = False
+        self._pend = b""
+        self._cnt = 0  # position in the pending buffer up to which lines are counted
+        self._line = 1  # line number at that position
+        self._entry_tag = b"<url>"
         self._head = b""
         self._started = False
         self._line_offset = 0
         self._depth = 0
         self._entry_name: str | None = None
-        self._entry_depth = 0  # depth of the entry element, 0 when outside entries
         self._stack: list[Node] = []
         self._names: dict[str, tuple[str, str]] = {}
         p = expat.ParserCreate(namespace_separator=_SEP)
@@ -128,8 +158,6 @@ class XmlStreamParser:
         p.XmlDeclHandler = self._xmldecl
         p.StartNamespaceDeclHandler = self._nsdecl
         p.StartElementHandler = self._start_root
-        p.EndElementHandler = self._end
-        p.CharacterDataHandler = self._chars
         self._p = p
 
     # --- feeding -------------------------------------------------------------------
@@ -143,10 +171,202 @@ class XmlStreamParser:
             data = self._strip_head(self._head)
             self._head = b""
             self._started = True
+            if self.lean:
+                self._first(data, final)
+                return
+        if self._fast:
+            if self.locs_only and self._entry_tag == b"<url>":
+                self._locs_feed(data, final)
+            else:
+                self._fast_feed(data, final)
+        else:
+            self._parse(data, final)
+
+    def _parse(self, data: bytes, final: bool = False) -> None:
         try:
             self._p.Parse(data, final)
         except expat.ExpatError as exc:
             raise self._expat_problem(exc, data) from None
+
+    # --- the lean lane -----------------------------------------------------------------
+    # Why: a Python callback per element and a Node per child cap the reader near
+    # 150k URLs/s.  Plain entries (``<url><loc>…</loc>[<lastmod>…]…</url>``, no
+    # attributes, entities or markup in the text) are cut out by one regex and handed
+    # on as tuples.  expat still reads the same stream with those entries turned into
+    # blanks of the same shape, so well-formedness is still checked by expat, the other
+    # entries become nodes as usual, and every position stays exact.
+    def _first(self, data: bytes, final: bool) -> None:
+        enc = (self.facts.declared_encoding or "utf-8").lower().replace("_", "-")
+        m = _FIRST_ELEMENT.search(data)
+        if (
+            m is None
+            or enc not in ("utf-8", "utf8", "us-ascii", "ascii")
+            or b"<!" in data[: m.start()]
+        ):
+            self._parse(data, final)
+            return
+        self._parse(data[: m.end()])
+        if self._depth != 1 or self.facts.root_name not in ("urlset", "sitemapindex"):
+            self._parse(data[m.end() :], final)
+            return
+        self._fast = True
+        self._entry_tag = b"<url>" if self.facts.root_name == "urlset" else b"<sitemap>"
+        self._pend = data
+        if self.locs_only and self._entry_tag == b"<url>":
+            self._locs_feed(b"", final, start=m.end())
+        else:
+            self._fast_feed(b"", final, start=m.end())
+
+    def _locs_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        """The lean lane when only locs are wanted (``sitemapkit urls``): any ``<url>``
+        whose first child is a plain ``<loc>`` gives its loc, and the whole entry goes to
+        expat with no Python handlers set, so it is still checked but no node is built."""
+        buf = self._pend + data if self._pend else data
+        pos = start
+        p = self._p
+        parse = self._parse
+        blank_gap = _BLANK_GAP.fullmatch
+        find = buf.find
+        count = buf.count
+        cnt, line = self._cnt, self._line
+        offset = self._line_offset
+        run = -1  # start of the raw run expat will read without handlers
+        pending: list[tuple[int, Plain]] = []  # its entries, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            if run < 0:
+                return
+            p.StartElementHandler = p.EndElementHandler = None
+            try:
+                parse(buf[run:upto])
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self._outside()
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
+        hold = -1
+        while True:
+            u = find(b"<url>", pos)
+            if u < 0:
+                break
+            e = find(b"</url>", u)
+            if e < 0:
+                hold = u
+                break
+            if u > pos and blank_gap(buf, pos, u) is None:
+                flush(pos)
+                run = -1
+                gap = buf[pos:u]
+                parse(gap)
+                pos = u
+                if self._depth != 1 or b"<!" in gap or b"<?" in gap:
+                    self._fast = False
+                    parse(buf[u:], final)
+                    self._pend = b""
+                    return
+            m = _LOC_HEAD.match(buf, u)
+            loc = None
+            if m is not None and not (
+                find(b"<!", m.end(), e) >= 0
+                or find(b"<?", m.end(), e) >= 0
+                or find(b"<url>", m.end(), e) >= 0
+            ):
+                try:
+                    loc = m[1].decode()
+                except UnicodeDecodeError:
+                    loc = None
+            if loc is None:  # not plain: expat builds its node as usual
+                flush(pos)
+                run = -1
+                parse(buf[pos : e + 6])
+                pos = e + 6
+                continue
+            if run < 0:
+                run = pos
+            line += count(b"\n", cnt, u)
+            cnt = u
+            pending.append((self._abs + e + 6, (True, loc, None, None, None, line + offset)))
+            pos = e + 6
+        flush(pos)
+        end = len(buf)
+        if not final and hold >= 0 and end - hold < _MAX_HOLD:
+            end = hold
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        self._line, self._cnt = line, 0
+        self._pend = buf[end:]
+        self._abs += end
+        if final:
+            parse(b"", True)
+
+    def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        buf = self._pend + data if self._pend else data
+        pos = start
+        run = -1  # start of plain entries (and blanks between) not yet given to expat
+        out = self.out
+        parse = self._parse
+        blank_gap = _BLANK_GAP.fullmatch
+        count = buf.count
+        cnt, line = self._cnt, self._line
+        offset = self._line_offset
+        n_plain = 0
+        for m in _PLAIN.finditer(buf, pos):
+            s = m.start()
+            if s > pos and blank_gap(buf, pos, s) is None:
+                if run >= 0:
+                    parse(buf[run:pos].translate(_BLANK))
+                    run = -1
+                gap = buf[pos:s]
+                parse(gap)
+                pos = s
+                if self._depth != 1 or b"<!" in gap or b"<?" in gap:
+                    self._fast = False  # comments, CDATA or PIs: expat takes it from here
+                    parse(buf[s:], final)
+                    self._pend = b""
+                    self.facts.entries += n_plain
+                    return
+            g_loc, g_mod, g_freq, g_prio = m.group(2, 3, 4, 5)
+            try:
+                loc = g_loc.decode()
+                lastmod = None if g_mod is None else g_mod.decode()
+                changefreq = None if g_freq is None else g_freq.decode()
+                priority = None if g_prio is None else g_prio.decode()
+            except UnicodeDecodeError:  # expat names the bad bytes
+                if run >= 0:
+                    parse(buf[run:pos].translate(_BLANK))
+                    run = -1
+                parse(buf[pos : m.end()])
+                pos = m.end()
+                continue
+            if run < 0:
+                run = pos
+            line += count(b"\n", cnt, s)
+            cnt = s
+            out.append((m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset))
+            n_plain += 1
+            pos = m.end()
+        self.facts.entries += n_plain
+        end = len(buf)
+        if not final:
+            hold = buf.rfind(self._entry_tag, pos)
+            if hold >= 0 and end - hold < _MAX_HOLD:
+                end = hold
+        if run >= 0:
+            parse(buf[run:pos].translate(_BLANK))
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        self._line, self._cnt = line, 0
+        self._pend = buf[end:]
+        if final:
+            parse(b"", True)
 
     def close(self) -> None:
         self.feed(b"", final=True)
@@ -247,61 +467,82 @@ class XmlStreamParser:
                 facts.root_col,
             )
         self._entry_name = ENTRY_NAMES[name]
-        self._p.StartElementHandler = self._start
+        self._outside()
 
-    def _start(self, tag: str, attrs: dict[str, str]) -> None:
-        self._depth += 1
-        depth = self._depth
+    # Two handler sets, swapped per entry: outside entries only depth is kept; inside,
+    # nodes are built.  Swapping costs less than testing the state on every callback.
+    def _outside(self) -> None:
+        p = self._p
+        p.StartElementHandler = self._start_out
+        p.EndElementHandler = self._end_out
+        p.CharacterDataHandler = None
+
+    def _start_out(self, tag: str, attrs: dict[str, str]) -> None:
+        depth = self._depth = self._depth + 1
         if depth > MAX_XML_DEPTH:
-            line, col = self._pos()
-            raise ParseProblem(
-                "limit-xml-depth",
-                f"elements nested deeper than {MAX_XML_DEPTH} levels (limit max-xml-depth)",
-                line,
-                col,
-            )
-        stack = self._stack
-        if stack:
-            ns, name = self._split(tag)
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        entry = self._entry_name
+        if (entry is None and depth == 2) or got[1] == entry:
             p = self._p
             node = Node(
-                ns, name, attrs, p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
+                got[0],
+                got[1],
+                attrs,
+                p.CurrentLineNumber + self._line_offset,
+                p.CurrentColumnNumber + 1,
             )
-            stack[-1].children.append(node)
-            stack.append(node)
-            return
-        ns, name = self._split(tag)
-        if self._entry_name is None:
-            if depth != 2:  # pragma: no cover - entries are every child of the root
-                return
-        elif name != self._entry_name:
-            return
-        p = self._p
-        node = Node(
-            ns, name, attrs, p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
-        )
-        stack.append(node)
-        self._entry_depth = depth
+            self._stack = [node]
+            p.StartElementHandler = self._start_in
+            p.EndElementHandler = self._end_in
+            p.CharacterDataHandler = self._chars
 
-    def _end(self, tag: str) -> None:
-        stack = self._stack
-        if stack:
-            node = stack.pop()
-            if not stack:
-                self.out.append(node)
-                self.facts.entries += 1
-                self._entry_depth = 0
+    def _end_out(self, tag: str) -> None:
         self._depth -= 1
 
-    def _chars(self, data: str) -> None:
+    def _too_deep(self) -> None:
+        line, col = self._pos()
+        raise ParseProblem(
+            "limit-xml-depth",
+            f"elements nested deeper than {MAX_XML_DEPTH} levels (limit max-xml-depth)",
+            line,
+            col,
+        )
+
+    def _start_in(self, tag: str, attrs: dict[str, str]) -> None:
         stack = self._stack
-        if stack:
-            node = stack[-1]
+        if len(stack) + self._depth > MAX_XML_DEPTH:
+            self._too_deep()
+        got = self._names.get(tag) or self._split(tag)
+        p = self._p
+        node = Node(
+            got[0],
+            got[1],
+            attrs,
+            p.CurrentLineNumber + self._line_offset,
+            p.CurrentColumnNumber + 1,
+        )
+        stack[-1].children.append(node)
+        stack.append(node)
+
+    def _end_in(self, tag: str) -> None:
+        stack = self._stack
+        node = stack.pop()
+        if not stack:
+            self.out.append(node)
+            self.facts.entries += 1
+            self._depth -= 1
+            self._outside()
+
+    def _chars(self, data: str) -> None:
+        node = self._stack[-1]
+        if node.text:
             if node.truncated:
                 return
-            text = node.text + data if node.text else data
-            if len(text) > MAX_TEXT_CHARS:
-                text = text[:MAX_TEXT_CHARS]
+            data = node.text + data
+        if len(data) > MAX_TEXT_CHARS:
+            data = data[:MAX_TEXT_CHARS]
+            if not node.truncated:
                 node.truncated = True
                 self.facts.truncated_texts += 1
-            node.text = text
+        node.text = data

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitemapkit.limits import (
     IMAGE_NS,
@@ -41,15 +41,15 @@ from sitemapkit.model import (
     VideoRestriction,
 )
 from sitemapkit.sitemap.discover import discover_sitemaps
-from sitemapkit.sitemap.parse import Node
-from sitemapkit.sitemap.source import Limits
-from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Walker
+from sitemapkit.sitemap.parse import Node, Plain
+from sitemapkit.sitemap.source import ReadLimits
+from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
 
 if TYPE_CHECKING:
     import aiohttp
 
 __all__ = [
-    "Limits",
+    "ReadLimits",
     "SourcedEntry",
     "aiter_entries",
     "aiter_sourced",
@@ -291,68 +291,148 @@ def tolerances(doc: Doc) -> list[Finding]:
 
 
 # --- the walk -> entries ------------------------------------------------------------------
+def _batch(
+    doc: Doc, nodes: list[Node | Plain], log: list[Finding] | None, follow: bool
+) -> list[SourcedEntry]:
+    """The entries of one batch of nodes (plain tuples or nodes) of ``doc``."""
+    batch: list[SourcedEntry] = []
+    add = batch.append
+    src = doc.source
+    if doc.kind == "urlset":
+        core = doc.core_ns
+        if core not in TOLERATED_CORE_NS:
+            return batch
+        for node in nodes:
+            if isinstance(node, tuple):
+                if node[0] and node[1]:
+                    add(
+                        SourcedEntry(
+                            UrlEntry(
+                                node[1].strip(),
+                                (node[2] and node[2].strip()) or None,
+                                (node[3] and node[3].strip()) or None,
+                                (node[4] and node[4].strip()) or None,
+                            ),
+                            src,
+                            node[5],
+                        )
+                    )
+            elif node.name == "url":
+                e = to_url_entry(node, core)
+                if e is not None:
+                    add(SourcedEntry(e, src, node.line))
+    elif doc.kind == "text":
+        for node in nodes:
+            assert isinstance(node, Node)
+            t = node.text.strip()
+            if t.startswith(("http://", "https://")) and " " not in t:
+                add(SourcedEntry(UrlEntry(t), src, node.line))
+            elif log is not None:
+                log.append(
+                    Finding(
+                        "text-line-invalid",
+                        Severity.ERROR,
+                        f'"{t[:100]}" is not one absolute URL',
+                        src,
+                        node.line,
+                        1,
+                    )
+                )
+    elif doc.kind in ("rss", "atom"):
+        for node in nodes:
+            assert isinstance(node, Node)
+            e = to_feed_entry(node)
+            if e is not None:
+                add(SourcedEntry(e, src, node.line))
+    elif doc.kind == "sitemapindex" and not follow:
+        for node in nodes:
+            if isinstance(node, tuple):
+                ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
+                line = node[5]
+            else:
+                ref = to_sitemap_ref(node, doc.core_ns)
+                line = node.line
+            if ref is not None and ref.loc:
+                add(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, line))
+    return batch
+
+
+def _note(ev: Event, log: list[Finding] | None) -> None:
+    if log is None:
+        return
+    if ev.kind in ("finding", "unreadable") and ev.finding is not None:
+        log.append(ev.finding)
+    elif ev.kind == "end":
+        log.extend(tolerances(ev.doc))
+
+
 async def _abatches(
     sources: list[str],
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits,
+    limits: ReadLimits,
     sitemap_url: str | None,
     log: list[Finding] | None,
     follow: bool = True,
+    lean: bool = True,
 ) -> AsyncGenerator[list[SourcedEntry], None]:
-    walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url, follow=follow)
+    walker = Walker(
+        session=session, limits=limits, sitemap_url=sitemap_url, follow=follow, lean=lean
+    )
     async for ev in walker.walk(sources):
-        doc = ev.doc
-        kind = ev.kind
-        if kind == "nodes":
-            batch: list[SourcedEntry] = []
-            src = doc.source
-            if doc.kind == "urlset":
-                core = doc.core_ns
-                if core not in TOLERATED_CORE_NS:
-                    continue
-                for node in ev.nodes:
-                    if node.name == "url":
-                        e = to_url_entry(node, core)
-                        if e is not None:
-                            batch.append(SourcedEntry(e, src, node.line))
-            elif doc.kind == "text":
-                for node in ev.nodes:
-                    t = node.text.strip()
-                    if t.startswith(("http://", "https://")) and " " not in t:
-                        batch.append(SourcedEntry(UrlEntry(t), src, node.line))
-                    elif log is not None:
-                        log.append(
-                            Finding(
-                                "text-line-invalid",
-                                Severity.ERROR,
-                                f'"{t[:100]}" is not one absolute URL',
-                                src,
-                                node.line,
-                                1,
-                            )
-                        )
-            elif doc.kind in ("rss", "atom"):
-                for node in ev.nodes:
-                    e = to_feed_entry(node)
-                    if e is not None:
-                        batch.append(SourcedEntry(e, src, node.line))
-            elif doc.kind == "sitemapindex" and not follow:
-                for node in ev.nodes:
-                    ref = to_sitemap_ref(node, doc.core_ns)
-                    if ref is not None:
-                        batch.append(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, node.line))
+        if ev.kind == "nodes":
+            batch = _batch(ev.doc, ev.nodes, log, follow)
             if batch:
                 yield batch
-        elif log is not None:
-            if kind in ("finding", "unreadable") and ev.finding is not None:
-                log.append(ev.finding)
-            elif kind == "end":
-                log.extend(tolerances(doc))
+        else:
+            _note(ev, log)
 
 
-def _limits(limits: Limits | None, caps: dict[str, Any]) -> Limits:
-    lim = limits or Limits()
+async def _alocs(
+    sources: list[str], *, limits: ReadLimits, log: list[Finding] | None, follow: bool
+) -> AsyncGenerator[list[str], None]:
+    """Only the locs: what ``sitemapkit urls`` prints, without building an entry per URL."""
+    walker = Walker(session=None, limits=limits, follow=follow, locs_only=True)
+    async for ev in walker.walk(sources):
+        if ev.kind != "nodes":
+            _note(ev, log)
+            continue
+        doc = ev.doc
+        if doc.kind == "urlset":
+            core = doc.core_ns
+            if core not in TOLERATED_CORE_NS:
+                continue
+            locs: list[str] = []
+            add = locs.append
+            for node in ev.nodes:
+                if isinstance(node, tuple):
+                    if node[0] and node[1]:
+                        add(node[1].strip())
+                elif node.name == "url":
+                    e = to_url_entry(node, core)
+                    if e is not None:
+                        add(e.loc)
+            if locs:
+                yield locs
+        else:
+            batch = _batch(doc, ev.nodes, log, follow)
+            if batch:
+                yield [b.entry.loc for b in batch]
+
+
+def iter_locs(
+    source: str,
+    *,
+    limits: ReadLimits | None = None,
+    log: list[Finding] | None = None,
+    follow: bool = True,
+) -> Iterator[list[str]]:
+    """Batches of loc strings of ``source`` (the fast path of ``sitemapkit urls``)."""
+    yield from _run_sync(_alocs([source], limits=limits or ReadLimits(), log=log, follow=follow))
+
+
+def _limits(limits: ReadLimits | None, caps: dict[str, Any]) -> ReadLimits:
+    lim = limits or ReadLimits()
     return replace(lim, **caps) if caps else lim
 
 
@@ -360,7 +440,7 @@ async def aiter_sourced(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -383,7 +463,7 @@ async def aiter_entries(
     source: str,
     *,
     session: aiohttp.ClientSession | None,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> AsyncIterator[UrlEntry]:
@@ -404,7 +484,7 @@ async def aiter_entries(
 def iter_sourced(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     sitemap_url: str | None = None,
     log: list[Finding] | None = None,
     follow: bool = True,
@@ -419,14 +499,23 @@ def iter_sourced(
         log=log,
         follow=follow,
     )
+    for batch in _run_sync(agen):
+        yield from batch
+
+
+T = TypeVar("T")
+
+
+def _run_sync(agen: AsyncGenerator[T, None]) -> Iterator[T]:
+    """Step an async generator on a private event loop, one item (a batch) at a time."""
     loop = asyncio.new_event_loop()
     try:
         while True:
             try:
-                batch = loop.run_until_complete(agen.__anext__())
+                item = loop.run_until_complete(agen.__anext__())
             except StopAsyncIteration:
                 return
-            yield from batch
+            yield item
     finally:
         loop.run_until_complete(agen.aclose())
         loop.run_until_complete(loop.shutdown_asyncgens())
@@ -436,7 +525,7 @@ def iter_sourced(
 def iter_entries(
     source: str,
     *,
-    limits: Limits | None = None,
+    limits: ReadLimits | None = None,
     log: list[Finding] | None = None,
     **caps: Any,
 ) -> Iterator[UrlEntry]:

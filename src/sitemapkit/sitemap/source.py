@@ -29,12 +29,15 @@ FETCH_TIMEOUT: Final = 60.0
 CHUNK_BYTES: Final = 256 * 1024
 USER_AGENT: Final = "sitemapkit/0.1 (+https://github.com/sitemapkit/sitemapkit)"
 
+#: Largest piece of inflated bytes handed on at once (bounds memory under a gzip bomb).
+PIECE_BYTES: Final = 1 << 20
+
 _GZIP_MAGIC: Final = b"\x1f\x8b"
 _ZIP_MAGIC: Final = b"PK\x03\x04"
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class ReadLimits:
     """The safety caps one read runs under; each hit is reported under its ``limit-*`` code."""
 
     max_download_bytes: int = limits.MAX_DOWNLOAD_BYTES
@@ -42,6 +45,10 @@ class Limits:
     max_index_depth: int = limits.MAX_INDEX_DEPTH
     max_sitemaps: int = limits.MAX_SITEMAPS_FOLLOWED
     timeout: float = FETCH_TIMEOUT
+
+
+#: Short alias used inside the package.
+Limits = ReadLimits
 
 
 class SourceProblem(Exception):  # noqa: N818 - carries a finding, not a programming error
@@ -69,11 +76,12 @@ class Decoder:
         self._z: zlib._Decompress | None = None
         self._members_done = 0
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Document bytes for ``data``, in pieces of at most :data:`PIECE_BYTES`."""
         if self.gzip is None:
             self._head += data
             if len(self._head) < 4:
-                return b""
+                return
             data, self._head = self._head, b""
             if data.startswith(_ZIP_MAGIC):
                 raise SourceProblem(
@@ -83,8 +91,12 @@ class Decoder:
             if self.gzip:
                 self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
         if not self.gzip:
-            return self._count(data)
-        return self._inflate(data)
+            room = self.max - self.out_bytes
+            if len(data) > room > 0:
+                yield self._count(data[:room])  # what fits is still read
+            yield self._count(data)
+            return
+        yield from self._inflate(data)
 
     def _count(self, data: bytes) -> bytes:
         self.out_bytes += len(data)
@@ -95,8 +107,9 @@ class Decoder:
             )
         return data
 
-    def _inflate(self, data: bytes) -> bytes:
-        out: list[bytes] = []
+    def _inflate(self, data: bytes) -> Iterator[bytes]:
+        # Output is taken in bounded pieces: one 256 KiB chunk of a bomb inflates to
+        # hundreds of MB, which must never exist at once.
         while data:
             z = self._z
             if z is None or z.eof:
@@ -110,16 +123,16 @@ class Decoder:
                 z = self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
             room = self.max - self.out_bytes + 1
             try:
-                chunk = z.decompress(data, max(room, 1))
+                chunk = z.decompress(data, max(1, min(room, PIECE_BYTES)))
             except zlib.error as exc:
                 raise SourceProblem("gzip-invalid", f"does not decompress: {exc}") from None
-            out.append(self._count(chunk))
+            if chunk:
+                yield self._count(chunk)
             data = z.unconsumed_tail or z.unused_data
             if z.unconsumed_tail:
                 continue
             if not z.eof:
                 break
-        return b"".join(out)
 
     def finish(self) -> bytes:
         """Flush; raise ``gzip-invalid`` when the stream stopped inside a member."""
@@ -158,7 +171,7 @@ class FetchInfo:
 
 
 async def fetch_chunks(
-    session: aiohttp.ClientSession, url: str, lim: Limits, info: FetchInfo
+    session: aiohttp.ClientSession, url: str, lim: ReadLimits, info: FetchInfo
 ) -> AsyncIterator[bytes]:
     """Stream the body of ``url`` through ``session``; raise :class:`SourceProblem` on failure.
 

@@ -22,11 +22,11 @@ from urllib.parse import unquote, urlsplit
 from sitemapkit.limits import SITEMAP_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.discover import discover, parse_robots_sitemaps
-from sitemapkit.sitemap.parse import Node, ParseProblem, XmlFacts, XmlStreamParser
+from sitemapkit.sitemap.parse import Node, ParseProblem, Plain, XmlFacts, XmlStreamParser
 from sitemapkit.sitemap.source import (
     Decoder,
     FetchInfo,
-    Limits,
+    ReadLimits,
     SourceProblem,
     fetch_chunks,
     iter_file_chunks,
@@ -65,6 +65,8 @@ class Doc:
     fetch: FetchInfo | None = None
     errors: int = 0  # set by consumers (validator) to report index-child-invalid
     children: list[tuple[str, int]] = field(default_factory=list)
+    #: reading stopped early (malformed, cap hit): rules after that point did not run
+    stopped: bool = False
 
     @property
     def core_ns(self) -> str:
@@ -77,7 +79,8 @@ class Event:
 
     kind: str
     doc: Doc
-    nodes: list[Node] = field(default_factory=list)
+    #: Nodes; plain entries as :data:`Plain` tuples when the walker is lean
+    nodes: list[Node | Plain] = field(default_factory=list)
     finding: Finding | None = None
 
 
@@ -119,7 +122,7 @@ class TextParser:
     def __init__(self) -> None:
         self._tail = b""
         self._lineno = 0
-        self.out: list[Node] = []
+        self.out: list[Node | Plain] = []
         self.entries = 0
 
     def feed(self, data: bytes, final: bool = False) -> None:
@@ -146,11 +149,15 @@ class Walker:
         self,
         *,
         session: aiohttp.ClientSession | None = None,
-        limits: Limits | None = None,
+        limits: ReadLimits | None = None,
         sitemap_url: str | None = None,
         follow: bool = True,
+        lean: bool = False,
+        locs_only: bool = False,
     ) -> None:
-        self.limits = limits or Limits()
+        self.lean = lean or locs_only
+        self.locs_only = locs_only
+        self.limits = limits or ReadLimits()
         self.sitemap_url = sitemap_url
         self.follow = follow
         self._session = session
@@ -183,6 +190,10 @@ class Walker:
             await self.aclose()
 
     async def _walk_source(self, source: str) -> AsyncIterator[Event]:
+        if not is_url(source) and Path(source).name == "robots.txt":
+            async for ev in self._local_robots(source):
+                yield ev
+            return
         if not is_url(source):
             url = self.sitemap_url
             if url is not None and url.endswith("/") and source != "-":
@@ -225,6 +236,31 @@ class Walker:
         async for ev in self._read(doc):
             yield ev
 
+    async def _local_robots(self, path: str) -> AsyncIterator[Event]:
+        base = self.sitemap_url or "http://localhost/"
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        urls, findings = parse_robots_sitemaps(text, base)
+        rdoc = Doc(source=path, url=None, path=path, kind="robots")
+        for f in findings:
+            yield Event(
+                "finding",
+                rdoc,
+                finding=Finding(f.code, f.severity, f.message, path, f.line, f.column, f.url),
+            )
+        if not findings and not urls:
+            yield Event(
+                "unreadable",
+                rdoc,
+                finding=_finding(
+                    rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"
+                ),
+            )
+        for url in urls if self.sitemap_url or not findings else []:
+            doc = Doc(source=url, url=url)
+            self.tops.append(doc)
+            async for ev in self._read(doc):
+                yield ev
+
     async def _robots(
         self, url: str, session: aiohttp.ClientSession
     ) -> tuple[list[str], list[Finding]]:
@@ -265,19 +301,19 @@ class Walker:
         try:
             async for raw in self._chunks(doc):
                 got_bytes = True
-                data = decoder.feed(raw)
-                if parser is None:
-                    head += data
-                    parser = self._choose(doc, head, final=False)
+                for data in decoder.feed(raw):
                     if parser is None:
-                        continue
-                    data, head = head, b""
-                    doc.gzip = bool(decoder.gzip)
-                parser.feed(data)
-                if parser.out:
-                    nodes, parser.out = parser.out, []
-                    self._collect_children(doc, nodes)
-                    yield Event("nodes", doc, nodes)
+                        head += data
+                        parser = self._choose(doc, head, final=False)
+                        if parser is None:
+                            continue
+                        data, head = head, b""
+                        doc.gzip = bool(decoder.gzip)
+                    parser.feed(data)
+                    if parser.out:
+                        nodes, parser.out = parser.out, []
+                        self._collect_children(doc, nodes)
+                        yield Event("nodes", doc, nodes)
             data = decoder.finish()
             if parser is None:
                 head += data
@@ -299,8 +335,14 @@ class Walker:
             ):
                 yield self._missing(doc, p.message, p.code)
                 return
+            doc.stopped = True
             yield Event("finding", doc, finding=_finding(doc, p.code, Severity.ERROR, p.message))
         except ParseProblem as p:
+            doc.stopped = True
+            if parser is not None and parser.out:
+                nodes, parser.out = parser.out, []
+                self._collect_children(doc, nodes)
+                yield Event("nodes", doc, nodes)
             sev = Severity.ERROR
             yield Event(
                 "finding", doc, finding=_finding(doc, p.code, sev, p.message, p.line, p.col)
@@ -337,23 +379,27 @@ class Walker:
         if not body and not final:
             return None
         if body.startswith(b"<") or not body or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            xml = XmlStreamParser()
+            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
             doc.facts = xml.facts
             return xml
         # Leading junk before an XML declaration is still XML (xml-leading-content).
         if b"<?xml" in head[:4096]:
-            xml = XmlStreamParser()
+            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
             doc.facts = xml.facts
             return xml
         doc.kind = "text"
         return TextParser()
 
-    def _collect_children(self, doc: Doc, nodes: list[Node]) -> None:
+    def _collect_children(self, doc: Doc, nodes: list[Node | Plain]) -> None:
         _set_kind(doc)
         if doc.kind != "sitemapindex":
             return
         ns = doc.core_ns
         for node in nodes:
+            if isinstance(node, tuple):
+                if not node[0]:
+                    doc.children.append((node[1].strip(), node[5]))
+                continue
             if node.name != "sitemap":
                 continue
             for c in node.children:

@@ -15,6 +15,8 @@ from typing import Any
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, Severity
 
+#: files larger than this (or gzipped) are validated streaming, reporting the first error
+STREAM_OVER_BYTES = 5 * 1024 * 1024
 #: schema file per root element; ``all.xsd`` (every extension) is preferred for urlsets.
 SCHEMA_FILES = {"urlset": ("all.xsd", "sitemap.xsd"), "sitemapindex": ("siteindex.xsd",)}
 
@@ -60,9 +62,9 @@ class SchemaSet:
         schema = self._schema(root)
         if schema is None:
             return [], f"no schema for <{root}> in {self.folder}"
+        if Path(path).stat().st_size > STREAM_OVER_BYTES or path.endswith(".gz"):
+            return self._stream(schema, path, source)
         data = Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
         try:
             tree = self._etree.fromstring(data, self._parser).getroottree()
         except self._etree.XMLSyntaxError as exc:
@@ -80,3 +82,37 @@ class SchemaSet:
             )
             for e in schema.error_log
         ], None
+
+    def _stream(self, schema: Any, path: str, source: str) -> tuple[list[Finding], str | None]:
+        """Validate while parsing, dropping each element once seen: flat memory, first error."""
+        etree = self._etree
+        opener = gzip.open if Path(path).read_bytes()[:2] == b"\x1f\x8b" else open
+        with opener(path, "rb") as fh:
+            try:
+                for _, el in etree.iterparse(
+                    fh,
+                    events=("end",),
+                    schema=schema,
+                    load_dtd=False,
+                    no_network=True,
+                    resolve_entities=False,
+                    huge_tree=False,
+                ):
+                    if el.getparent() is not None and el.getparent().getparent() is None:
+                        el.clear()
+                        parent = el.getparent()
+                        while el.getprevious() is not None:
+                            del parent[0]
+            except etree.XMLSyntaxError as exc:
+                errors = list(getattr(exc, "error_log", None) or [])
+                last = errors[-1] if errors else None
+                line = last.line if last is not None and last.line else None
+                col = last.column + 1 if last is not None and line else None
+                msg = last.message if last is not None else exc.msg
+                note = "" if line else " (streamed check of a large file: first error only)"
+                return [
+                    Finding(
+                        "xsd-invalid", Severity.ERROR, f"schema: {msg}{note}", source, line, col
+                    )
+                ], None
+        return [], None
