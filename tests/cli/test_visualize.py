@@ -100,8 +100,9 @@ def test_visualize_a_url_list_with_bad_lines(
         encoding="utf-8",
     )
     out = tmp_path / "m.html"
-    assert main(["visualize", str(src), "-o", str(out), "--title", "Mine"]) == 1
+    assert main(["visualize", str(src), "-o", str(out), "--title", "Mine", "--view", "depth"]) == 1
     captured = capsys.readouterr()
+    assert "has no crawl depths; the map opens by URL path" in captured.err
     assert f"{src}:5: not an absolute http(s) URL: 'ftp://x.example/f'" in captured.err
     assert f"{src}:6: not an absolute http(s) URL: 'not a url'" in captured.err
     assert "2 pages, 1 host" in captured.out

@@ -115,6 +115,11 @@ def visualize(
         # nothing readable at all is "unreadable input"; an empty list is a finding
         ctx.exit(ExitStatus.USAGE if problems else ExitStatus.ERROR)
     path, tree, size = result
+    if view == "depth" and not tree.has_depth_tree:
+        click.echo(
+            f"sitemapkit: note: {source} has no crawl depths; the map opens by URL path",
+            err=True,
+        )
     hosts = sum(1 for n in tree.nodes if n.kind is Kind.HOST)
     plural = "s" if report.bad_lines != 1 else ""
     skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
