@@ -709,6 +709,7 @@
     var list = [];
     for (var b = 0; b < N; b++) { if (hay[b].indexOf(q) !== -1 && view.level[b] >= 0) { list.push(b); } }
     matches = { list: list, set: new Set(list) };
+    var h2 = document.createElement('h2'); h2.textContent = 'Search'; results.appendChild(h2);
     var head = document.createElement('p'); head.className = 'hint';
     head.textContent = fmt(list.length) + ' match' + (list.length === 1 ? '' : 'es') + (list.length > 25 ? ' (first 25 revealed)' : '');
     results.appendChild(head);
