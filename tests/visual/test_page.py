@@ -20,7 +20,7 @@ from sitemapkit.visual.page import (
     render_html,
     write_visual_map,
 )
-from sitemapkit.visual.payload import script_safe_json
+from sitemapkit.visual.payload import MAX_TITLE, script_safe_json
 from sitemapkit.visual.tree import SiteTree
 
 from .shop import IMG_TITLE, SCRIPT_TITLE, shop_records
@@ -216,3 +216,11 @@ def test_no_title_or_url_can_open_or_close_an_element(title: str, path: str) -> 
     assert page.count("</title>") == 1
     data = data_of(page)
     assert title.strip() == "" or " ".join(title.split()) in data["t"]  # type: ignore[operator]
+
+
+def test_huge_titles_are_capped() -> None:
+    page = render_html(SiteTree.from_records([PageRecord("https://x.example/", title="A" * 10**6)]))
+    (title,) = data_of(page)["t"]  # type: ignore[misc]
+    assert len(title) == MAX_TITLE
+    assert title.endswith("\u2026")
+    assert len(page) < 200_000

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sitemapkit.errors import PublishError
 from sitemapkit.model import PageRecord
-from sitemapkit.visual.payload import build_payload, node_urls, script_safe_json
+from sitemapkit.visual.payload import MAX_TITLE, build_payload, node_urls, script_safe_json
 from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree, paused_gc
 
 #: Entries in the ``<noscript>`` list; past it the list says how many it left out.
@@ -81,7 +81,8 @@ def noscript_list(tree: SiteTree, urls: list[str], cap: int = NOSCRIPT_CAP) -> s
         else:
             out.append("</li>" + "</ul></li>" * (prev_level - level))
         node = tree.nodes[i]
-        label = html.escape(node.label)
+        text = node.label
+        label = html.escape(text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "\u2026")
         url = urls[i]
         if node.record is not None and url.lower().startswith(("http://", "https://")):
             out.append(

@@ -37,6 +37,9 @@ from sitemapkit.visual.tree import Kind, SiteTree
 #: Bump when the JSON shape changes; the page refuses data it does not know.
 FORMAT_VERSION = 1
 
+#: Longest title carried to the page: a hostile page can have a megabyte of title.
+MAX_TITLE = 500
+
 _SCRIPT_ESCAPES = {
     ord("<"): "\\u003c",
     ord(">"): "\\u003e",
@@ -140,7 +143,11 @@ def build_payload(
             continue
         if rebuilt[i] != rec.url:
             u[str(i)] = rec.url
-        t[i] = " ".join(rec.title.split()) if rec.title else ""
+        if rec.title:
+            title_text = " ".join(rec.title.split())
+            if len(title_text) > MAX_TITLE:
+                title_text = title_text[: MAX_TITLE - 1] + "\u2026"
+            t[i] = title_text
         h[i] = rec.status or 0
         d[i] = rec.depth if rec.depth is not None else -1
         x[i] = 2 if rec.indexable is None else int(rec.indexable)
