@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sitemapkit.visual.page import write_visual_map
+from sitemapkit.visual.page import NOSCRIPT_CAP, write_visual_map
 from sitemapkit.visual.tree import SiteTree
 
 from .shop import DEEP_TITLE, DEEP_URL, HOME, IMG_TITLE, SCRIPT_TITLE, shop_records
@@ -38,23 +38,28 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def pw() -> Iterator[Any]:
     if not Path(CHROMIUM).exists():
         pytest.fail("Debian chromium is missing: run `make system-deps`")
     sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            accept_downloads=True,
-            viewport={"width": 1280, "height": 800},
-        )
-        try:
-            yield ctx
-        finally:
-            ctx.close()
+    with sync_api.sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="module")
+def browser(pw: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    ctx = pw.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-profile")),
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        headless=True,
+        accept_downloads=True,
+        viewport={"width": 1280, "height": 800},
+    )
+    try:
+        yield ctx
+    finally:
+        ctx.close()
 
 
 @pytest.fixture(scope="module")
@@ -326,3 +331,27 @@ def test_big_expanded_trees_draw_only_what_is_near_the_screen(
     assert len(re.findall(r'class="node[ "]', target.read_text("utf-8"))) == laid_out
     assert o.nodes() < laid_out  # and the page went back to drawing only the near part
     assert o.errors == []
+
+
+def test_without_javascript_the_plain_list_shows(
+    pw: Any, shop_map: Path, shop_tree: SiteTree, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    ctx = pw.chromium.launch_persistent_context(
+        str(tmp_path_factory.mktemp("chromium-nojs")),
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        headless=True,
+        java_script_enabled=False,
+    )
+    try:
+        page = ctx.new_page()
+        page.goto(shop_map.as_uri())
+        about = page.get_by_role("link", name="About", exact=True)
+        assert about.get_attribute("href") == f"{HOME}about/"
+        assert about.get_attribute("rel") == "noopener noreferrer"
+        assert page.get_by_text(SCRIPT_TITLE, exact=True).count() == 1  # text, not markup
+        drawn = min(NOSCRIPT_CAP, sum(1 for _ in shop_tree.walk()))
+        assert page.locator("li").count() == drawn
+        assert page.locator("svg .node").count() == 0
+    finally:
+        ctx.close()
