@@ -149,13 +149,16 @@
       var key = m.key(n); keys[n] = key;
       counts.set(key, (counts.get(key) || 0) + 1);
     }
-    var entries = Array.from(counts.entries()).sort(function (a, b) { return (b[1] - a[1]) || (a[0] < b[0] ? -1 : 1); });
+    var entries = Array.from(counts.entries()).sort(function (a, b) { return (b[1] - a[1]) || String(a[0]).localeCompare(String(b[0]), 'en', { numeric: true }); });
     var colors = new Map(), next = 0, palette = m.palette || PALETTE;
     entries.forEach(function (e) {
       if (m.fixed && m.fixed[e[0]]) { colors.set(e[0], m.fixed[e[0]]); }
       else if (e[0] === 'unknown') { colors.set(e[0], GREY); }
       else if (next < palette.length) { colors.set(e[0], palette[next++]); }
-      else { colors.set(e[0], GREY); }
+      else if (mode === 'section' && next < 60) {
+        // more sections than named colours: spread hues by the golden angle, dark enough to read
+        colors.set(e[0], 'hsl(' + Math.round((next++ * 137.508) % 360) + ',55%,38%)');
+      } else { colors.set(e[0], GREY); }
     });
     colorState = { mode: mode, keys: keys, colors: colors, entries: entries, only: null };
   }
