@@ -204,3 +204,55 @@ def test_schema_without_lxml_is_a_clear_usage_error(
     code, _, err = run(capsys, "validate", "--schema", str(xsd_dir), GOOD)
     assert code == 2
     assert "pip install 'sitemapkit[xsd]'" in err
+
+
+# --- over a real server on 127.0.0.1 ---------------------------------------------------------
+@pytest.fixture
+def site():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitemap"))
+    from reader_http import SiteServer
+
+    server = SiteServer().start()
+    yield server
+    server.stop()
+
+
+def test_validate_over_http_exit_codes(capsys: pytest.CaptureFixture[str], site) -> None:
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n'
+    ns = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+    site.body("/robots.txt", f"Sitemap: {site.url('/index.xml')}\n")
+    site.body(
+        "/index.xml",
+        f"{head}<sitemapindex {ns}>\n<sitemap><loc>{site.url('/a.xml')}"
+        f"</loc></sitemap>\n<sitemap><loc>{site.url('/gone.xml')}</loc></sitemap>\n"
+        "</sitemapindex>\n",
+    )
+    site.body("/a.xml", f"{head}<urlset {ns}>\n<url><loc>{site.url('/p')}</loc></url>\n</urlset>")
+    code, out, _ = run(capsys, "validate", site.url("/"))
+    assert code == 1
+    assert f"{site.url('/index.xml')}:4: error index-child-missing" in out
+    assert "HTTP 404" in out
+    code, out, _ = run(capsys, "validate", site.url("/a.xml"))
+    assert code == 0
+    assert "not checked: loc-other-host" not in out
+    code, out, _ = run(capsys, "validate", site.url("/nothing.xml"))
+    assert code == 2
+    assert "http-404" in out
+    code, out, _ = run(capsys, "urls", site.url("/"))
+    assert code == 1
+    assert out.splitlines() == [site.url("/p")]
+
+
+def test_urls_from_stdin() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "urls", "-"],
+        input=Path(GOOD).read_bytes(),
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.decode().split() == [
+        "https://example.com/a",
+        "https://example.com/b",
+        "https://example.com/c",
+    ]

@@ -6,6 +6,7 @@ the right shape and are still wrong ([GHL]); only the lists tell.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Final
 
 
@@ -42,6 +43,7 @@ ISO3166_1: Final = frozenset(
 )
 
 
+@lru_cache(maxsize=1024)
 def hreflang_problem(code: str) -> str | None:
     """Why ``code`` is not a valid hreflang value, or ``None`` when it is."""
     if code == "x-default":

@@ -165,6 +165,7 @@ class Validator:
         self.report = report
         self.now = now
         self._future_cut = now + _FUTURE_SLACK
+        self._safe_day = (now - _FUTURE_SLACK).date().isoformat()
         self._docs: dict[int, _DocState] = {}
         self._set_seen = HashSet64()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
@@ -172,7 +173,11 @@ class Validator:
         self._lastmods: Counter[str] = Counter()
         self._lastmod_total = 0
         self._lastmod_first: tuple[str, int | None] | None = None
-        self._hreflang: dict[str, tuple[frozenset[tuple[str, str]], str, int]] = {}
+        #: page -> (hash of its alternate set, its (code, href) pairs, source index, line);
+        #: hrefs are shared through _canon so each URL string is held once
+        self._hreflang: dict[str, tuple[int, tuple[tuple[str, str], ...], int, int]] = {}
+        self._canon: dict[str, str] = {}
+        self._sources: list[str] = []
         self._hreflang_over = False
         self._future_cache: dict[str, bool] = {}
         self._scope_unknown = False
@@ -400,7 +405,9 @@ class Validator:
             }[code]
             self.emit(code, f'"{text[:60]}" {why}', node)
             return
-        future = self._future_cache.get(text)
+        # A date string before the cut's day (minus a day for offsets) cannot be in the
+        # future: a string comparison spares parsing nearly every value.
+        future = False if text[:10] < self._safe_day else self._future_cache.get(text)
         if future is None:
             when = dates.parse(text)
             future = when is not None and when > self._future_cut
@@ -526,7 +533,17 @@ class Validator:
             self._hreflang.clear()
             return
         assert self._doc is not None
-        self._hreflang[loc] = (frozenset(alts.items()), self._doc.source, entry.line)
+        canon = self._canon
+        pairs = tuple(sorted((code, canon.setdefault(href, href)) for code, href in alts.items()))
+        src = self._doc.source
+        if not self._sources or self._sources[-1] != src:
+            self._sources.append(src)
+        self._hreflang[canon.setdefault(loc, loc)] = (
+            hash(pairs),
+            pairs,
+            len(self._sources) - 1,
+            entry.line,
+        )
 
     def _stray(self, node: Node, parent: str, expected: str) -> None:
         core = self._doc.core_ns if self._doc else SITEMAP_NS
@@ -705,7 +722,7 @@ class Validator:
             self._emit_at(
                 doc,
                 "hreflang-no-default",
-                f"{st.no_default:,} pages with hreflang alternates have no x-default",
+                f"{st.no_default:,} page(s) with hreflang alternates have no x-default",
                 n.line,
                 n.col,
             )
@@ -773,9 +790,9 @@ class Validator:
 
     def _reciprocity(self) -> None:
         pages = self._hreflang
-        for page, (alts, src, line) in pages.items():
-            mine = dict(alts)
-            for code, href in sorted(alts):
+        for page, (mine, alts, src_i, line) in pages.items():
+            src = self._sources[src_i]
+            for code, href in alts:
                 if href == page:
                     continue
                 other = pages.get(href)
@@ -784,14 +801,13 @@ class Validator:
                         f'lists "{href}" ({code}) which has no hreflang entry in this set, '
                         "so it cannot list this page back"
                     )
-                else:
-                    back = dict(other[0])
-                    if page not in back.values():
+                elif other[0] != mine or other[1] != alts:
+                    if all(h != page for _, h in other[1]):
                         msg = f'lists "{href}" ({code}) but that page does not list it back'
-                    elif back != mine:
-                        msg = f'and its alternate "{href}" ({code}) list different sets'
                     else:
-                        continue
+                        msg = f'and its alternate "{href}" ({code}) list different sets'
+                else:
+                    continue
                 self.report.findings.append(
                     Finding(
                         "hreflang-not-reciprocal",

@@ -322,7 +322,7 @@ def check_hreflang(links: list[Node], page: str, emit: Emit) -> dict[str, str]:
         hrefs.add(href)
         why = hreflang_problem(code)
         if why is not None:
-            emit("hreflang-code", f'hreflang "{code}" {why}', link, href)
+            emit("hreflang-code", f'hreflang "{code}": {why}', link, href)
             continue
         key = code.lower()
         if key in alts and alts[key] != href:
