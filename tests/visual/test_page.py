@@ -110,11 +110,25 @@ def test_noscript_lists_pages_escaped(shop_html: str) -> None:
 
 def test_noscript_is_capped_for_huge_sites() -> None:
     recs = [PageRecord(f"https://x.example/p{i}") for i in range(NOSCRIPT_CAP + 500)]
-    page = render_html(SiteTree.from_records(recs))
+    page = render_html(SiteTree.from_records(recs), max_children=100_000)
     ns = re.search(r"<noscript>(.*?)</noscript>", page, re.S)
     assert ns is not None
     assert ns.group(1).count("<li>") == NOSCRIPT_CAP
-    assert "and 501 more entries" in ns.group(1)
+    assert "the list stops at 2,000 entries" in ns.group(1)
+
+
+def test_noscript_folds_big_branches_like_the_map() -> None:
+    recs = [PageRecord(f"https://x.example/big/p{i}") for i in range(500)]
+    recs += [PageRecord(f"https://x.example/small/p{i}") for i in range(3)]
+    page = render_html(SiteTree.from_records(recs), max_children=50)
+    ns = re.search(r"<noscript>(.*?)</noscript>", page, re.S)
+    assert ns is not None
+    body = ns.group(1)
+    # host, big, 50 pages, "+450 more", small, its 3 pages
+    assert body.count("<li>") == 1 + 1 + 50 + 1 + 1 + 3
+    assert "<li>&hellip; and 450 more</li>" in body
+    assert "https://x.example/small/p2" in body
+    assert "stops at" not in body
 
 
 def test_options_choose_what_the_page_shows_first() -> None:

@@ -18,7 +18,7 @@ import html
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
@@ -68,18 +68,48 @@ def _option(value: str, text: str, chosen: str) -> str:
     return f'<option value="{value}"{sel}>{text}</option>'
 
 
-def noscript_list(tree: SiteTree, urls: list[str], cap: int = NOSCRIPT_CAP) -> str:
-    """The path tree as nested ``<ul>``, every text escaped, at most ``cap`` entries."""
+def _noscript_items(tree: SiteTree, max_children: int) -> Iterator[tuple[int, int, int]]:
+    """``(node, level, hidden)`` in pre-order; ``hidden > 0`` is a "+N more" entry."""
+    if tree.root < 0:
+        return
+    stack: list[tuple[int, int, int]] = [(tree.root, 0, 0)]
+    while stack:
+        i, level, hidden = stack.pop()
+        yield i, level, hidden
+        if hidden:
+            continue
+        shown, more = tree.visible_children(i, max_children)
+        if more is not None:
+            stack.append((i, level + 1, len(more.hidden)))
+        stack.extend((c, level + 1, 0) for c in reversed(shown))
+
+
+def noscript_list(
+    tree: SiteTree,
+    urls: list[str],
+    cap: int = NOSCRIPT_CAP,
+    max_children: int = DEFAULT_MAX_CHILDREN,
+) -> str:
+    """The path tree as nested ``<ul>``, every text escaped, at most ``cap`` entries.
+
+    Big branches fold into "... and N more" like the interactive map, so the
+    list shows the shape of the whole site instead of the first 2,000 URLs.
+    """
     out: list[str] = []
     written = 0
     prev_level = -1
-    for i, level in tree.walk("path"):
+    for i, level, hidden in _noscript_items(tree, max_children):
         if written >= cap:
             break
         if level > prev_level:
             out.append("<ul>" * (level - prev_level))
         else:
             out.append("</li>" + "</ul></li>" * (prev_level - level))
+        written += 1
+        prev_level = level
+        if hidden:
+            out.append(f"<li>&hellip; and {hidden:,} more")
+            continue
         node = tree.nodes[i]
         text = node.label
         label = html.escape(text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "\u2026")
@@ -93,13 +123,13 @@ def noscript_list(tree: SiteTree, urls: list[str], cap: int = NOSCRIPT_CAP) -> s
             out.append(f"<li>{label}")
         if node.record is not None and node.record.status:
             out.append(f" ({node.record.status})")
-        written += 1
-        prev_level = level
     if prev_level >= 0:
         out.append("</li>" + "</ul></li>" * prev_level + "</ul>")
-    left = len(tree.nodes) - written
-    if left > 0:
-        out.append(f"<p>&hellip; and {left:,} more entries: enable JavaScript to see them all.</p>")
+    if written >= cap:
+        out.append(
+            f"<p>&hellip; the list stops at {cap:,} entries: "
+            "enable JavaScript to explore all of them.</p>"
+        )
     return "".join(out)
 
 
@@ -190,7 +220,7 @@ def render_html(
 (or press Enter) to expand it.</p></section>
 </aside>
 </main>
-<noscript>{noscript_list(tree, urls)}</noscript>
+<noscript>{noscript_list(tree, urls, max_children=max_children)}</noscript>
 <script id="sitemap-data" type="application/json">{script_safe_json(payload)}</script>
 <script>{script}</script>
 </body>
