@@ -96,12 +96,17 @@ def fixture_records() -> list[PageRecord]:
                 n += 1
                 status = 404 if n % 11 == 0 else 301 if n % 13 == 0 else 200
                 noindex = n % 9 == 0 and status == 200
+                # every third page is linked from the home page ("featured"), so the
+                # crawl-depth tree differs from the folder tree, as on real sites
+                featured = n % 3 == 0
                 recs.append(PageRecord(
-                    f"{parent}{slug(page)}", status=status, depth=3 if sub else 2, title=page,
+                    f"{parent}{slug(page)}", status=status,
+                    depth=1 if featured else 3 if sub else 2, title=page,
                     indexable=status == 200 and not noindex,
                     reason=None if status == 200 and not noindex else
                     ("noindex" if noindex else f"http-{status}"),
-                    inlinks=3 + n % 7, outlinks=20 + n % 5, extra={"found_from": parent},
+                    inlinks=3 + n % 7, outlinks=20 + n % 5,
+                    extra={"found_from": HOME if featured else parent},
                     lastmod=f"202{4 + n % 3}-{1 + n % 12:02d}-0{1 + n % 9}",
                 ))  # fmt: skip
     return recs
@@ -155,6 +160,11 @@ def main() -> int:
                 target = args.out / f"visual-{layout}.png"
                 shoot(page, layout, target, depth, search)
                 print(f"wrote {shown(target)}")
+            page.select_option("#view", "depth")
+            page.select_option("#color", "status")
+            shoot(page, "horizontal", args.out / "visual-depth.png", 2, None)
+            print(f"wrote {shown(args.out / 'visual-depth.png')}")
+            page.select_option("#view", "path")
             page.select_option("#layout", "horizontal")
             page.select_option("#color", "indexability")
             page.fill("#search", "sleeping")
