@@ -162,7 +162,7 @@ def main() -> int:
                 print(f"wrote {shown(target)}")
             page.select_option("#view", "depth")
             page.select_option("#color", "status")
-            shoot(page, "horizontal", args.out / "visual-depth.png", 2, None)
+            shoot(page, "vertical", args.out / "visual-depth.png", 2, None)
             print(f"wrote {shown(args.out / 'visual-depth.png')}")
             page.select_option("#view", "path")
             page.select_option("#layout", "horizontal")

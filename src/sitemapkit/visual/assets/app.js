@@ -251,12 +251,16 @@
   function layoutVertical(items) {
     var a, t, k;
     for (a = items.length - 1; a >= 0; a--) {
-      t = items[a]; t.col = false;
+      t = items[a]; t.col = false; t.spine = null;
       if (!t.kids.length) { t.w = CARD_W; continue; }
       t.stack = t.kids.every(function (c) { return !c.kids.length; });
       if (t.stack) { t.w = COL_INDENT + CARD_W; continue; }
-      var w = SIB_GAP * (t.kids.length - 1);
-      for (k = 0; k < t.kids.length; k++) { w += t.kids[k].w; }
+      // mixed: branches side by side, and the leaves together in one column after them
+      var branches = t.kids.filter(function (c) { return c.kids.length; });
+      var leaves = t.kids.length - branches.length;
+      var w = SIB_GAP * (branches.length - 1);
+      for (k = 0; k < branches.length; k++) { w += branches[k].w; }
+      if (leaves) { w += SIB_GAP + COL_INDENT + CARD_W; }
       t.w = Math.max(CARD_W, w);
     }
     items[0].bx = 0; items[0].y = 0;
@@ -268,13 +272,18 @@
         for (k = 0; k < t.kids.length; k++) {
           t.kids[k].bx = t.x + COL_INDENT; t.kids[k].y = t.y + (k + 1) * ROW; t.kids[k].col = true;
         }
-      } else {
-        var total = SIB_GAP * (t.kids.length - 1), x;
-        for (k = 0; k < t.kids.length; k++) { total += t.kids[k].w; }
-        x = t.bx + (t.w - total) / 2;
-        for (k = 0; k < t.kids.length; k++) {
-          t.kids[k].bx = x; t.kids[k].y = t.y + CARD_H + LEVEL_GAP; x += t.kids[k].w + SIB_GAP;
-        }
+        continue;
+      }
+      var x = t.bx, top = t.y + CARD_H + LEVEL_GAP, row = 0, spine = null;
+      for (k = 0; k < t.kids.length; k++) {
+        var c = t.kids[k];
+        if (c.kids.length) { c.bx = x; c.y = top; x += c.w + SIB_GAP; }
+      }
+      for (k = 0; k < t.kids.length; k++) {
+        var leaf = t.kids[k];
+        if (leaf.kids.length) { continue; }
+        if (spine === null) { spine = x + COL_INDENT / 2; }
+        leaf.bx = x + COL_INDENT; leaf.y = top + row * ROW; leaf.spine = spine; row++;
       }
     }
   }
@@ -312,6 +321,12 @@
     }
     if (layout === 'vertical' && b.col) {
       return 'M' + (a.x + COL_INDENT / 2) + ',' + (a.y + CARD_H) + 'V' + (b.y + CARD_H / 2) + 'H' + b.x;
+    }
+    if (layout === 'vertical' && b.spine !== null && b.spine !== undefined) {
+      // a leaf in a mixed family: down from the parent to the column's spine, then across
+      var px = a.x + CARD_W / 2, py = a.y + CARD_H, top = a.y + CARD_H + LEVEL_GAP, mid = (py + top) / 2;
+      return 'M' + px + ',' + py + 'C' + px + ',' + mid + ' ' + b.spine + ',' + mid + ' ' + b.spine + ',' + (top - 6) +
+             'V' + (b.y + CARD_H / 2) + 'H' + b.x;
     }
     if (layout === 'vertical') {
       var sx = a.x + CARD_W / 2, sy = a.y + CARD_H, tx = b.x + CARD_W / 2, ty = b.y, my = (sy + ty) / 2;
