@@ -8,6 +8,7 @@ when SOURCE cannot be read or an option is wrong.
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -75,6 +76,10 @@ def visualize(
     index (file, .gz or URL), or a text file with one URL a line ("-" = stdin).
     """
     started = time.perf_counter()
+    # A one-shot process holding ~10 small objects per page and no garbage cycles
+    # that matter: the cyclic collector would only rescan them (about a tenth of
+    # the run at 100,000 pages).  Reference counting still frees memory.
+    gc.disable()
     report = SourceReport()
     try:
         records = iter_records(source, report)
