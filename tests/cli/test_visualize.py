@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import re
@@ -108,6 +109,7 @@ def test_visualize_a_url_list_with_bad_lines(
     assert "2 pages, 1 host" in captured.out
     assert "2 bad lines skipped, 1 duplicate merged" in captured.out
     assert data_of(out)["title"] == "Mine"
+    assert gc.isenabled()  # paused for the build only
 
 
 def test_visualize_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
