@@ -239,19 +239,19 @@ def write_visual_map(
     layout: str = "horizontal",
     color: str = "section",
 ) -> Path:
-    """Build the tree from ``records`` and publish the page at ``out`` atomically."""
-    result = publish_visual_map(
-        records,
-        out,
-        title=title,
-        source_kind=source_kind,
-        max_children=max_children,
-        view=view,
-        layout=layout,
-        color=color,
-    )
-    assert result is not None  # only None when refuse_empty
-    return result[0]
+    """Build the tree from ``records`` and publish the page at ``out`` atomically.
+
+    The tree is dropped before the garbage collector resumes, so it never
+    scans the hundreds of thousands of objects a big site makes.
+    """
+    with paused_gc():
+        result = _publish(
+            records, out, title, source_kind, max_children, view, layout, color, False
+        )
+        assert result is not None  # only None when refuse_empty
+        path = result[0]
+        del result
+    return path
 
 
 def publish_visual_map(
