@@ -102,6 +102,7 @@ def test_why_explains_a_redirect_chain_and_a_reason(
     assert "in the sitemap" in out
     assert "lastmod:    2024-03-02T08:00:00+00:00 (from article:modified_time)" in out
     assert main(["crawl", "--db", str(db), "--why", site.base + "/never"]) == 1
+    assert main(["crawl", "--db", str(tmp_path / "o" / "sitemap.xml"), "--why", "/x"]) == 2
 
 
 def test_inventory_csv_and_jsonl(

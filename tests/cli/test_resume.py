@@ -147,3 +147,41 @@ def test_sigkill_then_resume_equals_an_uninterrupted_crawl(
         assert conn.execute("SELECT COUNT(*) FROM urls WHERE state IN (0, 1)").fetchone()[0] == 0
     finally:
         conn.close()
+
+
+@pytest.mark.slow
+def test_sigint_saves_the_crawl_and_exits_130(
+    slow_site: tuple[SlowSite, str], tmp_path: Path
+) -> None:
+    _site, base = slow_site
+    out = tmp_path / "out"
+    db = tmp_path / "state.sqlite"
+    with subprocess.Popen(
+        cli("crawl", base, "-o", str(out), "--db", str(db), "--concurrency", "2"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(done_urls(db)) < 10:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "--resume" in err
+    conn = sqlite3.connect(db)
+    try:
+        state = conn.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()[0]
+        claimed = conn.execute("SELECT COUNT(*) FROM urls WHERE state = 1").fetchone()[0]
+    finally:
+        conn.close()
+    assert (state, claimed) == ("interrupted", 0)
+    resumed = subprocess.run(
+        cli("crawl", "--resume", "--db", str(db), "-o", str(out)),
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(sitemap(out)) == PAGES

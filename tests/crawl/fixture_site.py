@@ -105,6 +105,7 @@ class FixtureSite:
                         "/slow",
                         "/busy",
                         "/lang/en",
+                        "/refresh",
                         "mailto:someone@example.org",
                         "javascript:void(0)",
                         "#top",
@@ -206,6 +207,8 @@ class FixtureSite:
                     f"<link rel='alternate' hreflang='de' href='{base}/lang/de'>",
                 )
             )
+        if path == "/refresh":
+            return Page(html("Moved", head="<meta http-equiv='refresh' content='0; url=/about'>"))
         if path == "/nofollow-target":
             return Page(html("Only linked with nofollow"))
         del qs
@@ -255,7 +258,7 @@ EXPECTED_REASONS = {
     "/old": "redirect",
     "/loop-a": "redirect-loop",
     "/loop-b": "redirect-loop",
-    "/chain/0": "redirect",
+    "/chain/0": "redirect-chain",
     "/chain/10": "redirect-chain",
     "/missing": "http-404",
     "/broken": "http-500",
@@ -263,7 +266,8 @@ EXPECTED_REASONS = {
     "/script.php": "blocked-by-robots",
     "/files/report.pdf": "not-html",
     "/huge": "too-large",
-    "/nofollow-target": "nofollow",
+    "/nofollow-target": "nofollow-only",
+    "/refresh": "redirect",
     "/calendar/2025/01": "trap-pattern",
 }
 

@@ -153,3 +153,16 @@ def test_a_store_holding_another_crawl_is_refused(site: FixtureSite, db_path: Pa
     run(CrawlConfig(site.base + "/about", max_body=SMALL_BODY), db_path)
     with pytest.raises(StoreError, match="already holds a crawl"):
         run(CrawlConfig(site.base + "/about"), db_path)
+
+
+def test_max_duration_stops_and_resume_completes(site: FixtureSite, db_path: Path) -> None:
+    first = run(CrawlConfig(site.base + "/", max_duration=0.0), db_path)
+    assert first.stopped_by == "max-duration"
+    assert first.stats.fetched == 0
+    assert set(reasons(db_path, site.base).values()) == {"not-crawled"}
+    store = SqliteStore(db_path)
+    store.set_meta("config", CrawlConfig(site.base + "/").to_json())
+    store.close()
+    second = run(CrawlConfig(site.base + "/"), db_path, resume=True)
+    assert second.start_ok
+    assert sitemap_paths(db_path, site.base) == EXPECTED_SITEMAP_PATHS

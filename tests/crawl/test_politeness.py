@@ -7,6 +7,7 @@ import itertools
 import time
 from collections.abc import Awaitable, Callable
 
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
@@ -122,3 +123,31 @@ async def test_per_host_concurrency_is_bounded() -> None:
     finally:
         await session.close()
     assert peak == 2
+
+
+async def test_unreachable_robots_is_asked_again_later(
+    aiohttp_server: ServerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitemapkit.crawl import politeness
+
+    answers = [500, 200]
+    seen: list[int] = []
+
+    async def robots(request: web.Request) -> web.Response:
+        status = answers[min(len(seen), 1)]
+        seen.append(status)
+        return web.Response(status=status, text="User-agent: *\nAllow: /\n")
+
+    app = web.Application()
+    app.router.add_get("/robots.txt", robots)
+    server = await aiohttp_server(app)
+    polite, close = await polite_for(server)
+    page = str(server.make_url("/page"))
+    try:
+        assert not await polite.allowed(page)  # 5xx: disallow everything for now
+        assert not await polite.allowed(page)  # and not asked again at once
+        monkeypatch.setattr(politeness, "ROBOTS_RETRY_AFTER", 0.0)
+        assert await polite.allowed(page)
+    finally:
+        await close()
+    assert seen == [500, 200]

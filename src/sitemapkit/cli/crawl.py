@@ -39,7 +39,7 @@ class Progress:
             return
         line = (
             f"crawled {stats.fetched:,} · in sitemap {stats.in_sitemap:,} · "
-            f"active {stats.active} · buffered {stats.queued} · "
+            f"queued {stats.frontier + stats.queued:,} · active {stats.active} · "
             f"{stats.rate:,.1f}/s · errors {stats.errors:,}"
         )
         pad = max(0, self._width - len(line))
@@ -72,7 +72,8 @@ def run_crawl(
     """Run one crawl (or resume one) into ``db``; the store is closed afterwards."""
     store = SqliteStore(db)
     try:
-        crawler = Crawler(config, store, progress=progress)
+        draw = progress if progress is not None and progress.enabled else None
+        crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
         store.close()
@@ -119,6 +120,9 @@ def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
         lines.append(
             "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
         )
+    for code, urls in sorted(result.trap_examples.items()):
+        if urls:
+            lines.append(f"  {code}, e.g. " + ", ".join(urls[:3]))
     if result.stopped_by:
         lines.append(
             f"stopped by {result.stopped_by}: {counts.get('queued', 0):,} URLs left in the queue"
@@ -131,7 +135,12 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     from sitemapkit.crawl.urlnorm import normalize
 
     if not is_crawl_db(db):
-        raise InputError(f"{db}: not a sitemapkit crawl database")
+        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        return ExitStatus.USAGE
+    if url.startswith("/"):
+        # A path: on the crawled site's origin.
+        site = default_base_url(db)
+        url = (site or "").rstrip("/") + url
     candidates = [url]
     norm = normalize(url)
     if norm is not None and norm != url:
@@ -190,7 +199,9 @@ def explain(db: Path, url: str, out: TextIO) -> int:
 @click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
 @click.option("--gzip", is_flag=True, help="Write .xml.gz files.")
-@click.option("--max-pages", type=click.IntRange(min=1), help="Stop after fetching N URLs.")
+@click.option(
+    "--max-pages", type=click.IntRange(min=1), help="Stop after N URLs taken from the queue."
+)
 @click.option("--max-depth", type=click.IntRange(min=0), help="Do not follow links deeper.")
 @click.option("--max-duration", type=click.FloatRange(min=0), help="Stop after S seconds.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
@@ -224,7 +235,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
-@click.option("--why", "why_url", help="Explain one URL's fate in --db, then exit.")
+@click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
     ctx: click.Context,

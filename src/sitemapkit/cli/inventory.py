@@ -40,6 +40,7 @@ COLUMNS = (
     "lastmod_source",
     "content_type",
     "redirect_to",
+    "found_from",
 )
 
 
@@ -60,6 +61,7 @@ def record_row(record: PageRecord) -> dict[str, object]:
         "lastmod_source": record.lastmod_source,
         "content_type": record.content_type,
         "redirect_to": record.redirect_to,
+        "found_from": record.extra.get("found_from"),
     }
 
 

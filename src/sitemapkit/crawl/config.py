@@ -10,19 +10,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, fields
-from importlib.metadata import PackageNotFoundError, version
 from urllib.parse import urlsplit
 
+from sitemapkit import __version__
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_DOWNLOAD_BYTES
 
-try:
-    _VERSION = version("sitemapkit")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    _VERSION = "0"
-
 #: Identifies us to site owners, with a page that says what we are.
-DEFAULT_USER_AGENT = f"sitemapkit/{_VERSION} (+https://github.com/sitemapkit/sitemapkit)"
+DEFAULT_USER_AGENT = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
 #: An HTML page larger than this is cut (and recorded as ``too-large``): 10 MiB.
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 

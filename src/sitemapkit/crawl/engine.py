@@ -94,7 +94,10 @@ class CrawlStats:
     pages: int = 0
     errors: int = 0
     in_sitemap: int = 0
+    #: URLs claimed and waiting in memory for a worker.
     queued: int = 0
+    #: URLs waiting in the store's frontier (refreshed with the progress line).
+    frontier: int = 0
     active: int = 0
 
     @property
@@ -118,6 +121,8 @@ class CrawlResult:
     stopped_by: str | None
     counts: dict[str, int]
     reasons: dict[str, int]
+    #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
+    trap_examples: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Crawler:
@@ -270,7 +275,15 @@ class Crawler:
             stopped_by=self._stop_reason,
             counts=counts,
             reasons=reasons,
+            trap_examples=self._trap_examples(),
         )
+
+    def _trap_examples(self) -> dict[str, list[str]]:
+        examples = getattr(self.traps, "examples", None)
+        if examples is None:
+            return {}
+        found: dict[str, list[str]] = examples()
+        return {code: urls for code, urls in found.items() if code.startswith("trap-")}
 
     async def _tick(self) -> None:
         last_traps = time.monotonic()
@@ -282,6 +295,7 @@ class Crawler:
                 last_traps = now
             self.store.commit()
             if self._progress is not None:
+                self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
 
     def _limit_reached(self) -> str | None:
@@ -379,18 +393,29 @@ class Crawler:
                     )
                     self._finish(c, loop, keep_status=c is not current)
                 return
-            self._finish(current, outcome)
             if len(chain) > MAX_REDIRECTS:
-                self.store.finish(
-                    current.id,
-                    Outcome(
-                        status=status,
-                        reason="redirect-chain",
-                        redirect_to=target,
-                        detail=f"more than {MAX_REDIRECTS} redirects from {item.url}",
-                        fetched_at=outcome.fetched_at,
-                    ),
-                )
+                # Too long: every hop is marked, the chain's start first in the inventory.
+                detail = f"more than {MAX_REDIRECTS} redirects from {item.url}"
+                for c in chain:
+                    self._finish(
+                        c,
+                        Outcome(
+                            status=outcome.status if c is current else None,
+                            reason="redirect-chain",
+                            redirect_to=target if c is current else None,
+                            detail=detail,
+                            fetched_at=outcome.fetched_at,
+                        ),
+                        keep_status=c is not current,
+                    )
+                return
+            self._finish(current, outcome)
+            known = self.store.lookup([target]).get(target)
+            if known is not None:
+                # Already seen: it was, or will be, crawled (and judged) on its own.
+                self._link(current.id, [(known[0], False, "redirect")])
+                if known[1] == UrlState.HELD:
+                    self.store.requeue([(known[0], current.depth)])
                 return
             decided = self._judge(target, current.depth)
             if decided is not None:
@@ -400,12 +425,9 @@ class Crawler:
                 self._link(current.id, [(ids[target][0], False, "redirect")])
                 return
             nxt = self.store.claim_url(target, current.depth, current.id)
-            known = self.store.add_urls([NewUrl(target, current.depth, current.id)])
-            self._link(current.id, [(known[target][0], False, "redirect")])
-            if nxt is None:
-                if known[target][1] == UrlState.HELD:
-                    self.store.requeue([(known[target][0], current.depth)])
-                return  # already known: it was, or will be, crawled on its own
+            if nxt is None:  # pragma: no cover - looked up just above, same thread
+                return
+            self._link(current.id, [(nxt.id, False, "redirect")])
             if not await self._polite.allowed(target):
                 self._finish(nxt, Outcome(reason="blocked-by-robots"))
                 return
@@ -485,6 +507,10 @@ class Crawler:
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
+        elif facts.meta_refresh is not None and facts.meta_refresh != item.url:
+            # An instant meta refresh is a redirect to search engines: the target counts.
+            out.reason = "redirect"
+            out.redirect_to = facts.meta_refresh
         elif facts.noindex:
             out.reason = "noindex"
         elif not facts.self_canonical and facts.canonical != item.url:
@@ -532,7 +558,7 @@ class Crawler:
             if decided is not None:
                 rows.append(NewUrl(url, depth, item.id, UrlState.DONE, *decided))
             elif not followable:
-                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow"))
+                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow-only"))
             else:
                 rows.append(NewUrl(url, depth, item.id))
         if rows:

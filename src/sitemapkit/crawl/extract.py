@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -36,7 +37,7 @@ from typing import Any, Final
 from selectolax.lexbor import LexborHTMLParser
 
 from sitemapkit import dates
-from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
+from sitemapkit.crawl.urlnorm import QueryPolicy, normalize, resolve
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_IMAGES_PER_URL
 from sitemapkit.model import Alternate
@@ -120,6 +121,7 @@ _ENCODING_ALIASES: Final = {
     "ascii": "windows-1252",
     "x-user-defined": "windows-1252",
 }
+_DEFAULT_POLICY: Final = QueryPolicy()
 _LASTMOD_META: Final = {
     "article:modified_time": "article:modified_time",
     "og:updated_time": "og:updated_time",
@@ -332,10 +334,10 @@ def _json_ld_modified(text: str) -> str | None:
         data: Any = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    queue: list[Any] = [data]
+    queue: deque[Any] = deque([data])
     seen = 0
     while queue and seen < 10_000:
-        item = queue.pop(0)
+        item = queue.popleft()
         seen += 1
         if isinstance(item, dict):
             value = item.get("dateModified")
@@ -387,9 +389,10 @@ def extract_page(
     Never raises on what the page contains; a body that is not HTML at all simply
     yields no links.  ``policy`` is the crawl's query policy for the links it emits.
     """
-    qp = policy if policy is not None else QueryPolicy()
+    qp = policy if policy is not None else _DEFAULT_POLICY
     moment = now if now is not None else datetime.now(UTC)
-    page_url = normalize(url, policy=qp) or url
+    page_norm = normalize(url, policy=qp)
+    page_url = page_norm or url
     content_type = next(iter(_header_values(headers, "content-type")), None)
     text, encoding = decode_body(body, content_type)
     parser = LexborHTMLParser(text)
@@ -466,23 +469,29 @@ def extract_page(
                 raw_links.append((src, False, "frame"))
 
     # The document base: <base href> resolved against the URL (only http(s) counts).
-    base_url = normalize(base_href, page_url, policy=qp) if base_href else None
-    resolve_base = base_url or page_url
+    def res(href: str, base: str | None) -> str | None:
+        # The base is normal (or absent), so links are joined without re-checking it.
+        return resolve(href, base, policy=qp) if base else normalize(href, policy=qp)
+
+    base_url = res(base_href, page_norm) if base_href else None
+    resolve_base = base_url or page_norm
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}
     dropped = 0
-    refresh_url = normalize(meta_refresh_raw, resolve_base, policy=qp) if meta_refresh_raw else None
+    refresh_url = res(meta_refresh_raw, resolve_base) if meta_refresh_raw else None
     if refresh_url is None:
         for value in _header_values(headers, "refresh"):
             target = _refresh_target(value)
             if target:
-                refresh_url = normalize(target, page_url, policy=qp)
+                refresh_url = res(target, page_norm)
                 break
-    if refresh_url is not None and refresh_url != page_url:
+    if refresh_url == page_url:
+        refresh_url = None  # a page that reloads itself is not a redirect
+    if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
     for href, nofollow, kind in raw_links:
-        absolute = normalize(href, resolve_base, policy=qp)
+        absolute = res(href, resolve_base)
         if absolute is None:
             continue
         known = links.get(absolute)
@@ -502,15 +511,15 @@ def extract_page(
         for target, params in parse_link_header(value):
             rels = _rel_tokens(params.get("rel"))
             if "canonical" in rels and canonical is None:
-                canonical = normalize(target, page_url, policy=qp)
+                canonical = res(target, page_norm)
                 canonical_source = "http-link" if canonical else None
             elif "alternate" in rels and params.get("hreflang"):
-                href_abs = normalize(target, page_url, policy=qp)
+                href_abs = res(target, page_norm)
                 if href_abs:
                     lang = params["hreflang"].strip()
                     alternates.setdefault((lang.lower(), href_abs), Alternate(lang, href_abs))
     if canonical is None and html_canonicals:
-        resolved = {normalize(h, resolve_base, policy=qp) for h in html_canonicals}
+        resolved = {res(h, resolve_base) for h in html_canonicals}
         resolved.discard(None)
         if len(resolved) == 1:
             canonical = resolved.pop()
@@ -519,7 +528,7 @@ def extract_page(
     alts: list[Alternate] = []
     seen_alts: set[tuple[str, str]] = set()
     for alt in alternates.values():
-        href_abs = normalize(alt.href, resolve_base, policy=qp)
+        href_abs = res(alt.href, resolve_base)
         if href_abs is None:
             continue
         key = (alt.hreflang.lower(), href_abs)
@@ -554,7 +563,7 @@ def extract_page(
 
     images: dict[str, None] = {}
     for src in raw_images:
-        absolute = normalize(src, resolve_base, policy=qp)
+        absolute = res(src, resolve_base)
         if absolute is not None:
             images[absolute] = None
             if len(images) >= MAX_IMAGES_PER_URL:

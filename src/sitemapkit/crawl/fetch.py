@@ -18,6 +18,7 @@ engine can record it as a decision instead of crashing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import time
 from collections.abc import Callable, Mapping
@@ -33,6 +34,8 @@ from sitemapkit.crawl.config import CrawlConfig
 #: Status codes worth asking again: the server told us to come back later.
 RETRY_STATUSES = frozenset({429, 503})
 _EMPTY_HEADERS: Mapping[str, str] = {}
+#: Redirect bodies up to this size are read (and dropped) to keep the connection alive.
+_DRAIN_LIMIT = 64 * 1024
 
 
 @dataclass(slots=True)
@@ -187,6 +190,11 @@ class Fetcher:
                     location = str(resp.url.join(URL(loc.strip())))
                 except ValueError:
                     location = loc.strip()
+            # Drain a small redirect body so the connection goes back to the pool.
+            declared = resp.content_length
+            if declared is None or declared <= _DRAIN_LIMIT:
+                with contextlib.suppress(aiohttp.ClientError, asyncio.TimeoutError):
+                    await resp.content.read(_DRAIN_LIMIT)
             return Response(url, status, headers, b"", mime, charset, location)
         if want_body is not None and not want_body(mime):
             return Response(url, status, headers, b"", mime, charset)

@@ -21,6 +21,8 @@ from sitemapkit.crawl.fetch import Fetcher
 
 #: We do not wait longer than this between two requests, whatever Crawl-delay says.
 MAX_CRAWL_DELAY = 30.0
+#: Seconds after which an unreachable (5xx, 429, network error) robots.txt is asked again.
+ROBOTS_RETRY_AFTER = 60.0
 #: robots.txt bodies larger than this are cut (Google reads 500 KiB).
 MAX_ROBOTS_BYTES = 512 * 1024
 
@@ -35,9 +37,17 @@ class RobotsRules(Protocol):
 
 
 def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a normalised URL."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    """``scheme://host[:port]`` of a normalised URL (plain string work: called per fetch)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}"
+    end = len(rest)
+    for ch in "/?#":
+        i = rest.find(ch)
+        if 0 <= i < end:
+            end = i
+    return f"{scheme}://{rest[:end]}"
 
 
 def robots_token(user_agent: str) -> str:
@@ -47,10 +57,11 @@ def robots_token(user_agent: str) -> str:
 
 
 class _Origin:
-    __slots__ = ("delay", "next_start", "robots", "sem")
+    __slots__ = ("delay", "next_start", "robots", "robots_at", "sem")
 
     def __init__(self, per_host: int) -> None:
         self.robots: asyncio.Future[RobotsRules | None] | None = None
+        self.robots_at = 0.0
         self.sem = asyncio.Semaphore(per_host)
         self.next_start = 0.0
         self.delay = 0.0
@@ -92,6 +103,11 @@ class Politeness:
         if not self.respect_robots:
             return None
         state = self._origin(origin)
+        if state.robots is not None and state.robots.done() and not state.robots.exception():
+            done = state.robots.result()
+            stale = asyncio.get_running_loop().time() - state.robots_at > ROBOTS_RETRY_AFTER
+            if done is not None and getattr(done, "retry", False) and stale:
+                state.robots = None  # unreachable last time: RFC 9309 says try again later
         if state.robots is None:
             state.robots = asyncio.get_running_loop().create_future()
             try:
@@ -102,6 +118,7 @@ class Politeness:
                 state.robots = None
                 raise
             state.robots.set_result(rules)
+            state.robots_at = asyncio.get_running_loop().time()
             delay = rules.crawl_delay(self.token)
             if delay:
                 state.delay = max(state.delay, min(float(delay), MAX_CRAWL_DELAY))

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import idna
 
@@ -35,6 +35,7 @@ __all__ = [
     "QueryPolicy",
     "dedup_key",
     "normalize",
+    "resolve",
 ]
 
 #: Parameters that name a visitor, a session or an ad click, never a different page.
@@ -109,7 +110,16 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Already normal: lower-case host, no port, path and query of safe characters only,
 # no escapes, no dot segments, no fragment, no session path parameter.
-_FAST = re.compile(r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?:/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?")
+_LABEL = r"[a-wyz0-9](?:[a-z0-9-]*[a-z0-9])?"  # a label not starting "x" skips the IDNA check
+_FAST = re.compile(
+    rf"(https?://(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x)(?:\.(?:{_LABEL}|x(?!n--)[a-z0-9-]*[a-z0-9]|x))*)"
+    r"(/[A-Za-z0-9\-_~!$'()*+,:@/.]*)?"
+    r"(?:\?([A-Za-z0-9\-_~!$'()*+,:@/.=&;?]*))?"
+)
+# scheme, authority, path, query (RFC 3986 appendix B, for "//" URLs only).
+_SPLIT = re.compile(
+    r"([A-Za-z][A-Za-z0-9+.\-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?", re.DOTALL
+)
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _TAB_NL = re.compile(r"[\t\n\r]")
 _HOST_OK = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
@@ -174,7 +184,7 @@ def _host(raw: str) -> str | None:
     if host.isascii():
         if host.startswith("["):
             return host if re.fullmatch(r"\[[0-9a-f:.]+\]", host) else None
-        if not _HOST_OK.fullmatch(host):
+        if not _HOST_OK.fullmatch(host) or ".." in host:
             return None
         if "xn--" in host:
             try:
@@ -211,41 +221,58 @@ def _query(query: str, policy: QueryPolicy) -> str:
 
 @lru_cache(maxsize=131072)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
-    if _FAST.fullmatch(url) and _DOT_SEGMENT.search(url, url.find("/", url.find("//") + 2)) is None:
-        return url if url.count("/") > 2 else url + "/"
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-        hostname = parts.hostname
-    except ValueError:
+    fast = _FAST.fullmatch(url)
+    if fast is not None:
+        # Lower-case host, no port, no escapes, no fragment: only dot segments and
+        # the query can still change.
+        origin, path, query = fast.groups()
+        path = _remove_dot_segments(path) if path else "/"
+        if query:
+            query = _query(query, policy)
+        return f"{origin}{path}?{query}" if query else f"{origin}{path}"
+    m = _SPLIT.fullmatch(url)
+    if m is None:
         return None
-    scheme = parts.scheme.lower()
+    scheme_raw, authority, path, query_raw = m.groups()
+    scheme = scheme_raw.lower()
     default_port = _DEFAULT_PORTS.get(scheme)
-    if default_port is None or not hostname:
+    if default_port is None:
         return None
-    if "[" in parts.netloc:
-        bracket = parts.netloc[parts.netloc.index("[") : parts.netloc.index("]") + 1]
-        host = _host(bracket)
+    # One pass over the authority (urlsplit's properties would re-parse it per field).
+    userinfo, _, hostport = authority.rpartition("@")
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            return None
+        raw_host, port_text = hostport[: end + 1], hostport[end + 1 :]
+        if port_text and not port_text.startswith(":"):
+            return None
+        port_text = port_text[1:]
     else:
-        host = _host(hostname)
+        raw_host, _, port_text = hostport.partition(":")
+    host = _host(raw_host)
     if host is None:
         return None
     netloc = host
-    if parts.username is not None or parts.password is not None:
-        userinfo = _normalize_escapes(parts.username or "").replace(":", "%3A").replace("@", "%40")
-        if parts.password is not None:
-            userinfo += ":" + _normalize_escapes(parts.password).replace("@", "%40")
-        netloc = f"{userinfo}@{netloc}"
-    if port is not None and port != default_port:
-        netloc += f":{port}"
-    path = parts.path
+    if userinfo:
+        user, colon, password = userinfo.partition(":")
+        info = _normalize_escapes(user).replace("@", "%40")
+        if colon:
+            info += ":" + _normalize_escapes(password).replace("@", "%40").replace(":", "%3A")
+        netloc = f"{info}@{netloc}"
+    if port_text:
+        if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:
+            return None
+        port = int(port_text)
+        if port > 65535:
+            return None
+        if port != default_port:
+            netloc += f":{port}"
     if ";" in path:
         path = _SESSION_PATH_PARAM.sub("", path)
     path = _normalize_escapes(path) if path else "/"
-    if not path.startswith("/"):
-        path = "/" + path
     path = _remove_dot_segments(path)
-    query = _query(_normalize_escapes(parts.query), policy) if parts.query else ""
+    query = _query(_normalize_escapes(query_raw), policy) if query_raw else ""
     if query:
         return f"{scheme}://{netloc}{path}?{query}"
     return f"{scheme}://{netloc}{path}"
@@ -303,23 +330,38 @@ def normalize(
 
     Never raises on any text: what a page's ``href`` holds is not our caller's mistake.
     """
-    text = _clean(url)
+    if base is None:
+        text = _clean(url)
+        if "#" in text:
+            text = text.split("#", 1)[0]
+        return _absolute(text, policy)
+    base_norm = normalize(base, policy=policy)
+    if base_norm is None:
+        text = _clean(url)
+        if not text or _SCHEME.match(text) is None:
+            return None
+        return normalize(text, policy=policy)
+    return resolve(url, base_norm, policy=policy)
+
+
+def resolve(ref: str, base: str, *, policy: QueryPolicy = _DEFAULT_POLICY) -> str | None:
+    """:func:`normalize` for a ``base`` that is already a :func:`normalize` result.
+
+    The hot path of link extraction: a page's links all share one base, so it is
+    normalised once by the caller instead of once per link.
+    """
+    text = _clean(ref)
     if "#" in text:
         text = text.split("#", 1)[0]
+    if not text:
+        return base
     try:
-        if base is not None:
-            base_norm = normalize(base, policy=policy)
-            if base_norm is None:
-                return None if not text or _SCHEME.match(text) is None else _absolute(text, policy)
-            if not text:
-                return base_norm
-            joined = _join(base_norm, text)
-            if joined is None:
-                return None
-            text = joined
-        return _normalize_absolute(text, policy)
-    except (ValueError, UnicodeError):
+        joined = _join(base, text)
+    except ValueError:
         return None
+    if joined is None:
+        return None
+    return _absolute(joined, policy)
 
 
 def _absolute(text: str, policy: QueryPolicy) -> str | None:

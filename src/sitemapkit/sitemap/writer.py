@@ -2,7 +2,7 @@
 
 Entries arrive one at a time from any (async) iterable; memory stays bounded
 by one part's body (spilled to a temporary file past a few MB) plus the
-duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~5 bytes per URL).
+duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~9 bytes per URL).
 
 A part's namespace declarations must precede its body, yet which extensions a
 part uses is only known once it is complete.  So each part's body is
@@ -24,7 +24,7 @@ is an index of ``sitemap-1.xml`` ... (absolute URLs under ``base_url``).
 With ``gzip`` every file, the index too, gets ``.gz`` (``sitemap.xml.gz`` is
 the stable entry point).  With ``text`` the parts are ``.txt`` (one URL per
 line; extensions cannot be expressed and are left out) and, when split, the
-index is still ``sitemap.xml``.
+index is still ``sitemap.xml``; with both, ``.txt.gz``.
 """
 
 from __future__ import annotations
@@ -33,31 +33,36 @@ import contextlib
 import gzip
 import os
 import re
-import secrets
-import shutil
-import tempfile
+import threading
 from collections.abc import AsyncIterable, Callable, Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Final, cast
+from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.model import UrlEntry
+from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, MASK64, SeenUrls
+from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, SeenUrls
 from sitemapkit.urls import Scope
 
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
+_BATCH_MASK: Final = _BATCH - 1
 #: A part's body stays in memory up to this size, then spills to a temporary file.
 _SPILL_BYTES: Final = 8 * 1024 * 1024
 #: How many skipped entries are kept as examples.
 _EXAMPLES: Final = 20
-_LASTMOD_TYPES: Final = frozenset({str, date, datetime})
+#: Lastmod types the fast path looks up by value.  Not datetime: two aware datetimes
+#: of the same instant in different offsets are equal, yet are written differently.
+_LASTMOD_TYPES: Final = frozenset({str, date})
+
+#: What :meth:`SitemapSetWriter.add` takes: an entry, a bare URL, or a ``(url, lastmod)``
+#: pair.  The two short forms are the common case and skip building a dataclass
+#: (a frozen dataclass costs ~1 µs to create, as much as writing the entry).
+EntryLike = UrlEntry | str | tuple[str, LastMod | None]
 
 
 @dataclass
@@ -74,7 +79,7 @@ class WriterOptions:
     allow_other_hosts: bool = False
     skip_invalid: bool = False
     basename: str = "sitemap"
-    #: Write each URL once (first wins).  Off saves ~5 bytes per URL of memory.
+    #: Write each URL once (first wins).  Off saves ~9 bytes per URL of memory.
     dedup: bool = True
     #: gzip level: 6 is zlib's default balance of speed and size.
     gzip_level: int = 6
@@ -140,13 +145,40 @@ class WriteResult:
         return len(self.files) - 1 if self.is_index else len(self.files)
 
 
+class _Job(threading.Thread):
+    """Run one function on a thread now; :meth:`result` joins and re-raises its error.
+
+    (A thread per part instead of ``concurrent.futures``, which costs ~2.5 MB
+    of RSS to import for what is one join per 50,000 URLs.)
+    """
+
+    def __init__(self, func: Callable[..., None], *args: object) -> None:
+        super().__init__(name="sitemap-write", daemon=True)
+        self._func, self._args = func, args
+        self._error: BaseException | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self._func(*self._args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._error = exc
+        finally:
+            self._args = ()  # drop the part's body as soon as it is on disk
+
+    def result(self) -> None:
+        self.join()
+        if self._error is not None:
+            raise self._error
+
+
 @dataclass(slots=True)
 class _Closed:
     temp: Path
     count: int
     size: int
     lastmod: str | None
-    future: Future[None] | None = None
+    job: _Job | None = None
 
 
 def _directory_url(base_url: str) -> str:
@@ -173,11 +205,10 @@ class SitemapSetWriter:
             self.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PublishError(f"cannot create output folder {self.out_dir}: {exc}") from exc
-        self._token = secrets.token_hex(4)
+        self._token = os.urandom(4).hex()  # not `secrets`: it pulls in OpenSSL (~5 MB RSS)
         self._temps: list[Path] = []
         self._closed: list[_Closed] = []
         self._done = False
-        self._executor: ThreadPoolExecutor | None = None
         self._dir_url = _directory_url(opts.base_url) if opts.base_url else None
         self._scope = Scope.of(self._dir_url) if self._dir_url else None
         self._prefix = (self._scope.origin + self._scope.directory) if self._scope else None
@@ -193,7 +224,7 @@ class SitemapSetWriter:
         self._bytes_total = 0
         # the open part
         self._text = opts.text
-        self._ext = ".txt" if opts.text else (".xml.gz" if opts.gzip else ".xml")
+        self._ext = (".txt" if opts.text else ".xml") + (".gz" if opts.gzip else "")
         self._tail_len = 0 if opts.text else len(xml.URLSET_TAIL)
         self._head_lens = [0 if opts.text else len(xml.urlset_head(ns)) for ns in range(16)]
         self._new_part()
@@ -213,12 +244,6 @@ class SitemapSetWriter:
 
     # -- parts -----------------------------------------------------------------------
     def _new_part(self) -> None:
-        if len(self._closed) >= limits.MAX_SITEMAPS_PER_INDEX:
-            raise LimitError(
-                f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most one "
-                "sitemap index may list (indexes never nest); split the input into several sets",
-                limit="index-entries",
-            )
         self._lines: list[str] = []
         self._chunks: list[bytes] = []
         self._spill: IO[bytes] | None = None
@@ -241,7 +266,9 @@ class SitemapSetWriter:
         self._chunks.append(data)
         self._buffered += len(data)
         if self._buffered > _SPILL_BYTES:
-            spill = tempfile.TemporaryFile(dir=self.out_dir, prefix=f".{self.options.basename}.")  # noqa: SIM115
+            name = f".{self.options.basename}.{self._token}.{len(self._closed)}.body.tmp"
+            self._temps.append(self.out_dir / name)
+            spill = (self.out_dir / name).open("w+b")  # closed by _write_file
             for chunk in self._chunks:
                 spill.write(chunk)
             self._chunks = []
@@ -257,15 +284,11 @@ class SitemapSetWriter:
         size = len(head) + self._body + len(tail)
         chunks, spill = self._chunks, self._spill
         closed = _Closed(temp, self._count, size, self._max_lastmod)
-        if self.options.gzip:
-            # zlib releases the GIL: compress on the other core while the next part renders.
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="sitemap-gzip")
-            if self._closed and self._closed[-1].future is not None:
-                self._closed[-1].future.result()  # at most one part waits: memory stays flat
-            closed.future = self._executor.submit(self._write_file, temp, head, chunks, spill, tail)
-        else:
-            self._write_file(temp, head, chunks, spill, tail)
+        # zlib and file writes release the GIL: finish this part on the other core
+        # while the next one renders.
+        if self._closed and self._closed[-1].job is not None:
+            self._closed[-1].job.result()  # at most one part waits: memory stays flat
+        closed.job = _Job(self._write_file, temp, head, chunks, spill, tail)
         self._closed.append(closed)
         self._bytes_total += size
         self._new_part()
@@ -288,7 +311,8 @@ class SitemapSetWriter:
                     out.write(chunk)
                 if spill is not None:
                     spill.seek(0)
-                    shutil.copyfileobj(spill, out, 1 << 20)
+                    while block := spill.read(1 << 20):
+                        out.write(block)
                 out.write(tail)
                 if out is not raw:
                     out.close()
@@ -300,21 +324,23 @@ class SitemapSetWriter:
         finally:
             if spill is not None:
                 spill.close()
+                Path(spill.name).unlink(missing_ok=True)
 
     # -- adding ----------------------------------------------------------------------
     def _lastmod(self, value: object) -> tuple[str, float]:
         if not isinstance(value, (str, date)):
             raise InputError(f"lastmod {value!r} is not a date, datetime or string", value=value)
-        cached = self._lm_cache.get(value)
+        key: object = (value, value.utcoffset()) if isinstance(value, datetime) else value
+        cached = self._lm_cache.get(key)
         if cached is None:
             text = xml.lastmod_text(value)
             cached = (text, xml.lastmod_key(text))
             if len(self._lm_cache) > 4096:
                 self._lm_cache.clear()
-            self._lm_cache[value] = cached
+            self._lm_cache[key] = cached
         return cached
 
-    def add(self, entry: UrlEntry) -> bool:
+    def add(self, entry: EntryLike) -> bool:
         """Add one entry; ``True`` if it will be written, ``False`` for a duplicate/skip.
 
         An invalid entry raises :class:`EntryError` (with its RULES.md code as
@@ -338,11 +364,11 @@ class SitemapSetWriter:
         if len(self.skipped_examples) < _EXAMPLES:
             self.skipped_examples.append(f"{rule}: {message}")
 
-    def _add(self, entry: UrlEntry) -> bool:
+    def _add(self, entry: EntryLike) -> bool:
         if self._done:
             raise PublishError("this writer was already committed or aborted")
         if not isinstance(entry, UrlEntry):
-            raise InputError(f"{entry!r} is not a UrlEntry", rule="loc-missing")
+            entry = _as_entry(entry)
         loc = entry.loc
         if xml.PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
             uri, dropped = loc, 0
@@ -412,6 +438,13 @@ class SitemapSetWriter:
                     "absolute URLs: give the URL the files will be served from (--base-url)",
                     limit="index-needs-base-url",
                 )
+            if len(self._closed) + 2 > limits.MAX_SITEMAPS_PER_INDEX:
+                raise LimitError(
+                    f"the set needs more than {limits.MAX_SITEMAPS_PER_INDEX} files, the most "
+                    "one sitemap index may list (indexes never nest); split the input into "
+                    "several sets",
+                    limit="index-entries",
+                )
             self._close_part()
             part_ns = ns
         self._ns = part_ns
@@ -428,7 +461,7 @@ class SitemapSetWriter:
         self.urls += 1
         return True
 
-    def add_all(self, entries: Iterable[UrlEntry]) -> None:
+    def add_all(self, entries: Iterable[EntryLike]) -> None:
         """Add every entry (see :meth:`add`), fast.
 
         The common entry (a plain in-scope URL, a lastmod seen before, room
@@ -438,7 +471,7 @@ class SitemapSetWriter:
         """
         add = self.add
         if self._text or self._done:
-            for entry in entries:
+            for entry in cast("Iterable[Any]", entries):
                 add(entry)
             return
         prefix = self._prefix
@@ -452,18 +485,29 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        buckets = seen.buckets if seen is not None else []
+        buckets = seen.buckets if seen is not None else None
+        added = 0
         url_line = xml.url_line
         max_urls = self.options.max_urls
         max_body = self.options.max_bytes - self._tail_len
         head_lens = self._head_lens
         count, body, urls = self._count, self._body, self.urls
         max_key, lines = self._max_key, self._lines
+        room = max_body - head_lens[self._ns]  # body bytes the open part can still take
         try:
-            for entry in entries:
+            for entry in cast("Iterable[Any]", entries):
                 line = None
-                if (
-                    type(entry) is UrlEntry
+                kind = type(entry)
+                loc: Any = None
+                if kind is tuple:
+                    try:
+                        loc, lm = entry
+                    except ValueError:
+                        loc = None
+                elif kind is str:
+                    loc, lm = entry, None
+                elif (
+                    kind is UrlEntry
                     and not entry.images
                     and not entry.videos
                     and entry.news is None
@@ -471,34 +515,40 @@ class SitemapSetWriter:
                     and entry.changefreq is None
                     and entry.priority is None
                 ):
-                    loc = entry.loc
-                    if (
-                        type(loc) is str
-                        and loc.startswith(prefix)
-                        and len(loc) < max_loc
-                        and bad_char(loc, plen) is None
-                    ):
-                        lm = entry.lastmod
+                    loc, lm = entry.loc, entry.lastmod
+                if (
+                    type(loc) is str
+                    and loc.startswith(prefix)
+                    and len(loc) < max_loc
+                    and bad_char(loc, plen) is None
+                ):
+                    if lm is None:
+                        cached = None
+                        line = url_line(loc, None)
+                    else:
                         cached = lm_cache.get(lm) if type(lm) in _LASTMOD_TYPES else None
-                        if lm is None or cached is not None:
-                            line = url_line(loc, cached[0] if cached is not None else None)
-                            size = len(line)
-                            if count >= max_urls or head_lens[self._ns] + body + size > max_body:
-                                line = None
-                            elif seen is not None:
-                                h = hash(loc) & MASK64
-                                bucket = buckets[h & BUCKET_MASK]
-                                fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                                if bucket.find(fp) >= 0:
-                                    line = None  # maybe a duplicate: let add() decide
-                                else:
-                                    bucket += fp
-                                    seen.count += 1
+                        if cached is not None:
+                            line = url_line(loc, cached[0])
+                    if line is not None:
+                        size = len(line)
+                        if count >= max_urls or body + size > room:
+                            line = None
+                        elif buckets is not None:
+                            # SeenUrls.add inlined (the call costs as much as the work)
+                            h = hash(loc)
+                            bucket = buckets[h & BUCKET_MASK]
+                            fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
+                            if bucket.find(fp) >= 0:
+                                line = None  # maybe a duplicate: add() decides and counts
+                            else:
+                                bucket += fp
+                                added += 1
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
+                    room = max_body - head_lens[self._ns]
                     continue
                 count += 1
                 body += size
@@ -507,10 +557,12 @@ class SitemapSetWriter:
                     max_key = cached[1]
                     self._max_lastmod = cached[0]
                 lines.append(line)
-                if len(lines) >= _BATCH:
+                if not count & _BATCH_MASK:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
+            if seen is not None:
+                seen.count += added
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:
@@ -527,13 +579,9 @@ class SitemapSetWriter:
             if self.urls == 0:
                 warnings.append("no URL was written: the urlset is empty (urlset-empty)")
             self._close_part()
-        try:
-            for closed in self._closed:
-                if closed.future is not None:
-                    closed.future.result()
-        finally:
-            if self._executor is not None:
-                self._executor.shutdown(wait=True)
+        for closed in self._closed:
+            if closed.job is not None:
+                closed.job.result()
         parts = len(self._closed)
         names = [self._final_name(i, parts) for i in range(parts)]
         moves = [(c.temp, self.out_dir / n) for c, n in zip(self._closed, names, strict=True)]
@@ -614,7 +662,7 @@ class SitemapSetWriter:
             raise PublishError(f"cannot publish the set in {self.out_dir}: {exc}") from exc
         keep = {dst.name for _, dst in moves}
         base = re.escape(self.options.basename)
-        stale = re.compile(rf"{base}(?:-\d+)?\.(?:xml|xml\.gz|txt)")
+        stale = re.compile(rf"{base}(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
         for path in self.out_dir.iterdir():
             if path.name not in keep and stale.fullmatch(path.name) and path.is_file():
                 with contextlib.suppress(FileNotFoundError):
@@ -626,14 +674,25 @@ class SitemapSetWriter:
         if self._done:
             return
         self._done = True
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+        for closed in self._closed:
+            if closed.job is not None:
+                closed.job.join()
         if self._spill is not None:
             self._spill.close()
         for temp in self._temps:
             with contextlib.suppress(FileNotFoundError):
                 temp.unlink()
         self._temps.clear()
+
+
+def _as_entry(entry: object) -> UrlEntry:
+    if isinstance(entry, str):
+        return UrlEntry(entry)
+    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str):
+        return UrlEntry(entry[0], lastmod=entry[1])
+    raise InputError(
+        f"{entry!r} is not a UrlEntry, a URL or a (URL, lastmod) pair", rule="loc-missing"
+    )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -645,7 +704,7 @@ def _fsync_dir(path: Path) -> None:
 
 
 def write_sitemaps(
-    entries: Iterable[UrlEntry],
+    entries: Iterable[EntryLike],
     out_dir: str | os.PathLike[str],
     options: WriterOptions | None = None,
 ) -> WriteResult:
@@ -656,7 +715,7 @@ def write_sitemaps(
 
 
 async def write_sitemaps_async(
-    entries: AsyncIterable[UrlEntry],
+    entries: AsyncIterable[EntryLike],
     out_dir: str | os.PathLike[str],
     options: WriterOptions | None = None,
 ) -> WriteResult:

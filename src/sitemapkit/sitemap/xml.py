@@ -68,7 +68,11 @@ _RELATIONSHIPS: Final = frozenset({"allow", "deny"})
 
 
 def escape(text: str) -> str:
-    """Escape ``& < > " '`` so ``text`` is safe in element content and attribute values."""
+    """Escape ``& < > " '`` (and CR) so ``text`` reads back the same from content or attribute.
+
+    Only text fields pass here; attributes hold URIs or checked codes, which
+    have no tab or newline for attribute-value normalisation to change.
+    """
     if "&" in text:
         text = text.replace("&", "&amp;")
     if "<" in text:
@@ -79,6 +83,8 @@ def escape(text: str) -> str:
         text = text.replace('"', "&quot;")
     if "'" in text:
         text = text.replace("'", "&apos;")
+    if "\r" in text:  # a parser would turn a raw CR into LF: keep it as a reference
+        text = text.replace("\r", "&#13;")
     return text
 
 
@@ -272,7 +278,7 @@ def _image(image: Image, t: _Text) -> str:
 
 
 def _required_text(value: str | None, field: str, rule: str, limit: int | None = None) -> str:
-    if value is None or not str(value).strip():
+    if value is None or not drop_forbidden(str(value))[0].strip():
         raise InputError(f"{field} is required", rule=rule)
     if limit is not None and len(value) > limit:
         raise InputError(

@@ -13,7 +13,7 @@ URL states, as stored:
   puts it back in the queue (nothing fetched is ever lost, at worst refetched);
 * ``DONE``     – decided: fetched, or refused without fetching (out of scope,
   robots, trap ...), with its reason;
-* ``HELD``     – seen only through links we do not follow (``nofollow``); a
+* ``HELD``     – seen only through links we do not follow (reason ``nofollow-only``); a
   followed link to it later moves it to ``QUEUED``.
 """
 

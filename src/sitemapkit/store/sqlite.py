@@ -36,7 +36,7 @@ from sitemapkit.store.base import (
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
-_CACHE_MAX = 200_000
+_CACHE_MAX = 50_000
 _IN_CHUNK = 400
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -92,8 +92,11 @@ SCHEMA_VERSION = len(_MIGRATIONS)
 
 def _connect(path: Path | str, *, readonly: bool) -> sqlite3.Connection:
     if readonly:
-        uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+        # A read-write open with query_only: a read-only *file* open of a WAL database
+        # would leave -wal/-shm files behind when it is the last connection to close.
+        uri = f"{Path(path).resolve().as_uri()}?mode=rw"
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
     else:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 5000")
@@ -139,7 +142,7 @@ class SqliteStore:
                 raise StoreError(f"{self.path}: cannot switch the database to WAL mode")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA temp_store = MEMORY")
-            self._conn.execute("PRAGMA cache_size = -16000")
+            self._conn.execute("PRAGMA cache_size = -4000")
             _migrate(self._conn, str(self.path))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
@@ -322,6 +325,10 @@ class SqliteStore:
     def counts(self) -> dict[str, int]:
         return _counts(self._conn)
 
+    def queued(self) -> int:
+        """URLs waiting in the frontier (a count over the partial queue index)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
+
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
 
@@ -378,8 +385,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 _RECORD_SQL = (
     "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
     "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail "
-    "FROM urls u"
+    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from"
 )
 
 
@@ -391,6 +398,8 @@ def _record(row: Sequence[object]) -> PageRecord:
     extra: dict[str, str] = {}
     if row[14] is not None:
         extra["detail"] = str(row[14])
+    if row[15] is not None:
+        extra["found_from"] = str(row[15])
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
@@ -491,7 +500,9 @@ def iter_page_records(db_path: Path | str) -> Iterator[PageRecord]:
     """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
     Streams from the file (constant memory); ``inlinks`` counts distinct pages
-    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.
+    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
+    holds ``found_from`` (the page the URL was first found on) and ``detail`` (the
+    canonical target, trap or redirect explanation) when known.
     """
     conn = open_readonly(db_path)
     try:
