@@ -128,9 +128,11 @@ def _crawl_records(source: str) -> Iterator[PageRecord]:
     if checker is not None and not checker(source):
         raise InputError(f"{source}: is an SQLite file but not a sitemapkit crawl database")
     reader: Callable[[str], Iterator[PageRecord]] = store.iter_page_records
-    parents = _found_from_map(source)
+    parents: dict[str, str] | None = None
     for rec in reader(source):
-        if parents and not any(k in rec.extra for k in PARENT_KEYS):
+        if rec.depth and not any(k in rec.extra for k in PARENT_KEYS):
+            if parents is None:  # only for databases whose records lack it
+                parents = _found_from_map(source)
             parent = parents.get(rec.url)
             if parent is not None:
                 rec = replace(rec, extra={**rec.extra, "found_from": parent})
@@ -140,9 +142,10 @@ def _crawl_records(source: str) -> Iterator[PageRecord]:
 def _found_from_map(source: str) -> dict[str, str]:
     """url -> the URL it was first found from, read straight from the crawl database.
 
-    A stopgap while :func:`iter_page_records` does not put ``found_from`` in
-    ``PageRecord.extra``: the depth tree then uses the crawl's real parent links
-    instead of deriving them.  Any schema surprise just means "no parents".
+    For crawl databases whose :func:`iter_page_records` predates
+    ``PageRecord.extra["found_from"]``: the depth tree then still uses the
+    crawl's real parent links instead of deriving them.  Any schema surprise
+    just means "no parents".
     """
     try:
         conn = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
