@@ -292,13 +292,14 @@ def test_a_big_map_opens_with_only_the_top_drawn(open_map: Any, tmp_path: Path) 
     out = write_visual_map(recs, tmp_path / "big.html")
     o = open_map(out)
     assert 5 < o.nodes() < 200
-    # sections of a two-host site are host/segment, the same in the page as in the model
+    # sections of a two-host site: the same in the page as in the model
     legend = {
         li.get_attribute("data-key"): int(li.locator(".n").text_content().replace(",", ""))
         for li in o.page.locator("#legend li[data-key]").all()
     }
     assert legend == SiteTree.from_records(recs).color_counts("section")
-    assert legend["shop.big.example"] == 1
+    assert legend["shop.big.example"] == 301  # the smaller host is one section
+    assert legend["s0"] == 2000  # the main host keeps plain section names
     assert o.errors == []
 
 

@@ -252,3 +252,16 @@ def test_natural_order_of_names() -> None:
     assert sorted(names, key=natural_key) == [
         "", "9", "10", "a", "b10c2", "b10c10", "Page-1", "page-2", "page-10"
     ]  # fmt: skip
+
+
+def test_sections_with_several_hosts_favour_the_main_one() -> None:
+    tree = build(
+        "https://main.example/",
+        "https://main.example/shop/a",
+        "https://main.example/shop/b",
+        "https://main.example/blog/x",
+        "https://other.example/shop/z",
+    )
+    assert tree.nodes[tree.primary_host].segment == "https://main.example"
+    sections = tree.color_counts("section")
+    assert sections == {"/": 1, "shop": 2, "blog": 1, "other.example": 1}

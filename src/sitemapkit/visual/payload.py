@@ -174,6 +174,7 @@ def build_payload(
         "max": max_children,
         "pages": tree.page_total,
         "dupes": tree.duplicates,
+        "ph": tree.primary_host,
         "S": strings.items,
         "p": p,
         "k": k,

@@ -451,10 +451,27 @@ class SiteTree:
         if not chain:
             return "/"
         top = chain[-1]
-        if top.kind is Kind.HOST:  # several hosts: section is host/segment
-            host = top.segment.split("://", 1)[-1]
-            return host if len(chain) == 1 else host + "/" + chain[-2].segment
+        if top.kind is Kind.HOST:
+            # several hosts: the main one keeps plain sections, the others (links
+            # out of scope, a CDN) are one section each, named by host
+            if top.index != self.primary_host:
+                return top.segment.split("://", 1)[-1]
+            chain.pop()
+            if not chain:
+                return "/"
+            top = chain[-1]
         return "/" if top.is_query else top.segment
+
+    @property
+    def primary_host(self) -> int:
+        """The host with the most pages (the root itself when there is only one)."""
+        if not self.nodes or self.root < 0:
+            return -1
+        root = self.nodes[self.root]
+        if root.kind is not Kind.SITE:
+            return self.root
+        hosts = [self.nodes[c] for c in root.children if self.nodes[c].kind is Kind.HOST]
+        return max(hosts, key=lambda n: n.pages).index if hosts else -1
 
     def color_counts(self, mode: str, now: datetime | None = None) -> dict[str, int]:
         """Pages per colour category: the legend's figures (the page computes the same)."""

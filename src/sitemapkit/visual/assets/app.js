@@ -82,7 +82,10 @@
   }
   function pathText(n) {
     var u = url[n], m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(u);
-    return (m && kind[n] !== KIND_HOST) ? (u.slice(m[0].length) || '/') : u;
+    var p = (m && kind[n] !== KIND_HOST) ? (u.slice(m[0].length) || '/') : u;
+    // "/caf%C3%A9/" reads as "/café/" on the card; the details keep the exact URL
+    if (p.indexOf('%') !== -1) { try { p = decodeURI(p); } catch (e) { /* not UTF-8: keep it */ } }
+    return p;
   }
   function fmt(x) { return x.toLocaleString('en-US'); }
   function trunc(s, n) { return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
@@ -100,11 +103,12 @@
       var lv = P.level[n], pa = D.p[n];
       if (lv < 0) { sectionOf[n] = null; }
       else if (lv === 0) { sectionOf[n] = '/'; }
-      else if (lv === 1) {
-        sectionOf[n] = kind[n] === KIND_HOST ? D.s[n].replace(/^[^:]*:\/\//, '')
-          : (D.k[n] & 16) ? '/' : D.s[n];
-      } else if (lv === 2 && kind[pa] === KIND_HOST) { sectionOf[n] = sectionOf[pa] + '/' + D.s[n]; }
-      else { sectionOf[n] = sectionOf[pa]; }
+      else if (lv === 1 && kind[n] === KIND_HOST) {
+        // several hosts: the main one keeps plain sections, the others are one section each
+        sectionOf[n] = n === D.ph ? '/' : D.s[n].replace(/^[^:]*:\/\//, '');
+      } else if (lv === 1 || (lv === 2 && pa === D.ph && kind[pa] === KIND_HOST)) {
+        sectionOf[n] = (D.k[n] & 16) ? '/' : D.s[n];
+      } else { sectionOf[n] = sectionOf[pa]; }
     }
   })();
   function lastmodBucket(text) {
