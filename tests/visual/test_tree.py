@@ -265,3 +265,10 @@ def test_sections_with_several_hosts_favour_the_main_one() -> None:
     assert tree.nodes[tree.primary_host].segment == "https://main.example"
     sections = tree.color_counts("section")
     assert sections == {"/": 1, "shop": 2, "blog": 1, "other.example": 1}
+
+
+def test_percent_encoded_segments_read_decoded() -> None:
+    tree = build("https://x.example/caf%C3%A9/menu", "https://x.example/%ZZbad")
+    cafe = tree.nodes[find(tree, "https://x.example/caf%C3%A9/menu")].parent
+    assert tree.nodes[cafe].label == "café"
+    assert tree.nodes[find(tree, "https://x.example/%ZZbad")].label == "%ZZbad"

@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from urllib.parse import unquote
 
 from sitemapkit.model import PageRecord
 
@@ -96,7 +97,8 @@ class Node:
             return SITE_LABEL
         if self.kind is Kind.PAGE and self.segment == "" and self.parent >= 0:
             return "/"
-        return self.segment or "/"
+        # "caf%C3%A9" reads as "café" (display only; the URL is kept as found)
+        return (unquote(self.segment) if "%" in self.segment else self.segment) or "/"
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,11 +74,16 @@
   }
   Object.keys(D.u).forEach(function (key) { url[+key] = D.u[key]; });
 
+  // percent-encoded UTF-8 ("caf%C3%A9") is shown decoded ("café"); data keeps the original
+  function pretty(s) {
+    if (s.indexOf('%') === -1) { return s; }
+    try { return decodeURIComponent(s); } catch (e) { return s; }
+  }
   function label(n) {
     if (D.t[n]) { return D.t[n]; }
     if (kind[n] === KIND_HOST) { return D.s[n].replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''); }
     if (kind[n] === KIND_SITE) { return 'all hosts'; }
-    return D.s[n] || '/';
+    return pretty(D.s[n]) || '/';
   }
   function pathText(n) {
     var u = url[n], m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(u);
@@ -690,7 +695,7 @@
       li.setAttribute('data-key', e[0]); li.tabIndex = 0; li.setAttribute('role', 'button');
       if (colorState.only === e[0]) { li.className = 'on'; }
       var sw = document.createElement('span'); sw.className = 'sw'; sw.style.background = colorState.colors.get(e[0]);
-      var lb = document.createElement('span'); lb.className = 'lbl'; lb.textContent = e[0]; lb.title = e[0];
+      var lb = document.createElement('span'); lb.className = 'lbl'; lb.textContent = pretty(String(e[0])); lb.title = e[0];
       var n = document.createElement('span'); n.className = 'n'; n.textContent = fmt(e[1]);
       li.appendChild(sw); li.appendChild(lb); li.appendChild(n); ul.appendChild(li);
     });
