@@ -267,13 +267,22 @@ def test_layouts_views_and_legend_counts(open_map: Any, shop_tree: SiteTree) -> 
         "JSON.parse(document.getElementById('sitemap-data').textContent).generated"
     )
     now = datetime.fromisoformat(generated)
+    products = key_of(shop_tree, f"{HOME}products/")
+    page.locator(f"#node-{products}").dispatch_event("click")
+
+    def counts(selector: str) -> dict[str, int]:
+        return {
+            li.get_attribute("data-key"): int(li.locator(".n").text_content().replace(",", ""))
+            for li in page.locator(selector).all()
+        }
+
     for mode in ("section", "indexability", "depth", "lastmod", "status"):
         page.select_option("#color", mode)
-        legend = {
-            li.get_attribute("data-key"): int(li.locator(".n").text_content().replace(",", ""))
-            for li in page.locator("#legend li[data-key]").all()
-        }
-        assert legend == shop_tree.color_counts(mode, now), mode
+        assert counts("#legend li[data-key]") == shop_tree.color_counts(mode, now), mode
+        # the details panel breaks the selected branch down the same way
+        assert counts("#breakdown li[data-key]") == shop_tree.color_counts(
+            mode, now, under=int(products[1:]), view="depth"
+        ), mode
     page.locator("#legend li[data-key='4xx']").click()
     assert page.locator("#map .node:not(.dim)").count() < o.nodes()
     page.emulate_media(media="print")

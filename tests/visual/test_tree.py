@@ -272,3 +272,12 @@ def test_percent_encoded_segments_read_decoded() -> None:
     cafe = tree.nodes[find(tree, "https://x.example/caf%C3%A9/menu")].parent
     assert tree.nodes[cafe].label == "café"
     assert tree.nodes[find(tree, "https://x.example/%ZZbad")].label == "%ZZbad"
+
+
+def test_colour_counts_under_one_branch() -> None:
+    tree = SiteTree.from_records(shop_records(catalog=10))
+    products = find(tree, f"{HOME}products/")
+    status = tree.color_counts("status", under=products)
+    assert status == {"2xx": 1 + 4 + 4 * 2 + 1, "3xx": 4, "4xx": 4}
+    assert sum(status.values()) == tree.nodes[products].pages
+    assert tree.color_counts("section", under=products) == {"products": 22}

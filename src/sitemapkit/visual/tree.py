@@ -475,14 +475,35 @@ class SiteTree:
         hosts = [self.nodes[c] for c in root.children if self.nodes[c].kind is Kind.HOST]
         return max(hosts, key=lambda n: n.pages).index if hosts else -1
 
-    def color_counts(self, mode: str, now: datetime | None = None) -> dict[str, int]:
-        """Pages per colour category: the legend's figures (the page computes the same)."""
+    def color_counts(
+        self,
+        mode: str,
+        now: datetime | None = None,
+        *,
+        under: int | None = None,
+        view: str = "path",
+    ) -> dict[str, int]:
+        """Pages per colour category: the legend's figures (the page computes the same).
+
+        With ``under``, only the pages in that node's subtree (itself included):
+        the breakdown the details panel shows for a section or folder.
+        """
         now = now or datetime.now(UTC)
+        if under is None:
+            indexes: Iterable[int] = range(len(self.nodes))
+        else:
+            indexes = [under]
+            stack = list(self.children(under, view))
+            while stack:
+                i = stack.pop()
+                indexes.append(i)
+                stack.extend(self.children(i, view))
         counts: dict[str, int] = {}
-        for node in self.nodes:
-            if node.record is None:
+        for i in indexes:
+            rec = self.nodes[i].record
+            if rec is None:
                 continue
-            key = color_key(node.record, ColorMode(mode), now, self.section_of(node.index))
+            key = color_key(rec, ColorMode(mode), now, self.section_of(i))
             counts[key] = counts.get(key, 0) + 1
         return counts
 

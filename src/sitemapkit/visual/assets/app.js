@@ -675,11 +675,34 @@
     row('Pages below', fmt(V.pages[n] - hasPage[n]));
     if (views.depth && D.q[n] >= 0 && hasPage[D.q[n]]) { row('Found from', url[D.q[n]], true); }
     details.appendChild(dl);
+    if (V.kids[n]) { details.appendChild(breakdown(n)); }
     if (hasPage[n] && safeHref(url[n])) {
       var op = document.createElement('p'), a = document.createElement('a');
       a.href = url[n]; a.target = '_blank'; a.rel = 'noopener noreferrer'; a.textContent = 'Open the page \u2197';
       op.appendChild(a); details.appendChild(op);
     }
+  }
+
+  // pages below a node per colour of the current mode (tree.color_counts(under=n) in Python)
+  function breakdown(n) {
+    var counts = new Map(), stack = [n], V = view;
+    while (stack.length) {
+      var m = stack.pop(), c = V.kids[m];
+      if (hasPage[m]) { counts.set(colorState.keys[m], (counts.get(colorState.keys[m]) || 0) + 1); }
+      if (c) { for (var x = 0; x < c.length; x++) { stack.push(c[x]); } }
+    }
+    var box = document.createElement('div'); box.id = 'breakdown';
+    var h = document.createElement('h2'); h.textContent = 'Pages here by ' + colorState.mode; box.appendChild(h);
+    var ul = document.createElement('ul');
+    Array.from(counts.entries()).sort(function (a, b) { return b[1] - a[1]; }).slice(0, 12).forEach(function (e) {
+      var li = document.createElement('li'); li.setAttribute('data-key', e[0]);
+      var sw = document.createElement('span'); sw.className = 'sw'; sw.style.background = colorState.colors.get(e[0]) || GREY;
+      var lb = document.createElement('span'); lb.className = 'lbl'; lb.textContent = pretty(String(e[0]));
+      var k = document.createElement('span'); k.className = 'n'; k.textContent = fmt(e[1]);
+      li.appendChild(sw); li.appendChild(lb); li.appendChild(k); ul.appendChild(li);
+    });
+    box.appendChild(ul);
+    return box;
   }
 
   // ---- legend ---------------------------------------------------------------------------------
@@ -782,7 +805,10 @@
     render(); fit(0.45);
   });
   byId('layout').addEventListener('change', function (e) { layout = e.target.value; render(); fit(0.45); });
-  byId('color').addEventListener('change', function (e) { computeColors(e.target.value); renderLegend(); render(); });
+  byId('color').addEventListener('change', function (e) {
+    computeColors(e.target.value); renderLegend(); render();
+    if (selected >= 0) { showDetails(selected); }
+  });
   byId('fit').addEventListener('click', function () { fit(0); });
   byId('expand-all').addEventListener('click', function () {
     var count = expandBudget(view, 1e9, budget); render(); fit(0.3);
