@@ -195,6 +195,12 @@ def test_expand_collapse_and_more_groups_change_the_node_count(
     o.page.fill("#depth-n", "2")
     o.page.click("#expand-depth")
     assert o.nodes() > 40
+    before = o.nodes()
+    help_key = key_of(shop_tree, f"{HOME}help/guides/")
+    o.page.locator(f"#node-{help_key}").dispatch_event("dblclick")
+    assert o.nodes() > before  # double-click expands
+    o.page.locator(f"#node-{help_key}").dispatch_event("dblclick")
+    assert o.nodes() == before  # and collapses
     assert o.errors == []
 
 

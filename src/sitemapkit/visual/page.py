@@ -216,8 +216,8 @@ def render_html(
 <p class="hint">Counts are pages. Click a colour to highlight it.</p></section>
 <section id="results" aria-label="Search results"></section>
 <section id="details" aria-live="polite"><h2>Details</h2>
-<p class="hint">Click a node (or press Space) for its details; click the round knob
-(or press Enter) to expand it.</p></section>
+<p class="hint">Click a node (or press Space) for its details; click the round knob,
+double-click the node or press Enter to expand it.</p></section>
 </aside>
 </main>
 <noscript>{noscript_list(tree, urls, max_children=max_children)}</noscript>

@@ -595,6 +595,13 @@
     select(t.n);
   });
 
+  // double-click a card to expand or collapse it (a single click only selects)
+  svg.addEventListener('dblclick', function (e) {
+    var g = e.target.closest && e.target.closest('.node');
+    var t = g && byKey.get(g.getAttribute('data-key'));
+    if (t && t.more < 0 && !e.target.getAttribute('data-knob')) { e.preventDefault(); toggle(t); }
+  });
+
   // keyboard: arrows walk the visible tree (WAI-ARIA tree pattern), Enter toggles,
   // Space shows details, +/- zoom, 0 fits, / jumps to search.
   svg.addEventListener('keydown', function (e) {
