@@ -110,8 +110,15 @@ def ensure_npm() -> None:
     )
 
 
+CPU: dict[str, float] = {}
+
+
 def run_child(cmd: list[str], cwd: Path | None = None) -> tuple[dict[str, object], float, float]:
-    """Run ``cmd``; return its JSON line, wall seconds and peak RSS in MB."""
+    """Run ``cmd``; return its JSON line, wall seconds and peak RSS in MB.
+
+    The child's CPU seconds (user + system, all threads) land in ``CPU["last"]``:
+    on a shared machine they say more than wall time.
+    """
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, cwd=cwd)
     assert proc.stdout is not None
@@ -121,6 +128,7 @@ def run_child(cmd: list[str], cwd: Path | None = None) -> tuple[dict[str, object
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed with {proc.returncode}")
+    CPU["last"] = usage.ru_utime + usage.ru_stime
     return json.loads(output.decode().strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
 
 
@@ -139,6 +147,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200,000 entries only")
     parser.add_argument("--sizes", type=int, nargs="*", help="entry counts to run")
     parser.add_argument("--no-npm", action="store_true", help="skip the npm peer")
+    parser.add_argument("--modes", nargs="*", default=["plain", "gzip"], help="plain, gzip")
+    parser.add_argument(
+        "--forms",
+        nargs="*",
+        default=["pairs", "entries", "pairs-nodedup"],
+        help="sitemapkit variants: pairs, entries, pairs-nodedup",
+    )
     args = parser.parse_args()
     sizes = args.sizes or ([200_000] if args.quick else [1_000_000, 10_000_000])
     if not args.no_npm:
@@ -146,17 +161,23 @@ def main() -> None:
     node = shutil.which("node") or "/usr/bin/node"
     print(
         f"{'entries':>11} {'mode':5} {'tool':12} {'wall s':>8} {'URLs/s':>10} "
-        f"{'peak RSS MB':>11} {'files':>6} {'bytes on disk':>14}"
+        f"{'peak RSS MB':>11} {'files':>6} {'bytes on disk':>14} {'CPU s':>7}"
     )
     for n in sizes:
         for gz in (False, True):
             mode = "gzip" if gz else "plain"
+            if mode not in args.modes:
+                continue
             rates: dict[str, float] = {}
-            for form, label in (
-                ("pairs", "sitemapkit"),
-                ("entries", "sitemapkit*"),
-                ("pairs-nodedup", "sitemapkit-nd"),
-            ):
+            cpus: dict[str, float] = {}
+            labels = {
+                "pairs": "sitemapkit",
+                "entries": "sitemapkit*",
+                "pairs-nodedup": "sitemapkit-nd",
+            }
+            for form, label in labels.items():
+                if form not in args.forms:
+                    continue
                 out_py = fresh(SCRATCH / f"out-py-{mode}")
                 cmd = [
                     sys.executable,
@@ -173,8 +194,9 @@ def main() -> None:
                 rates[label] = n / wall
                 print(
                     f"{n:>11,} {mode:5} {label:12} {wall:>8.2f} {n / wall:>10,.0f} "
-                    f"{rss:>11.1f} {data['files']:>6} {dir_size(out_py):>14,}"
+                    f"{rss:>11.1f} {data['files']:>6} {dir_size(out_py):>14,} {CPU['last']:>7.2f}"
                 )
+                cpus[label] = CPU["last"]
                 if data.get("gen") is not None:
                     gen = float(str(data["gen"]))
                     net = n / (float(str(data["seconds"])) - gen)
@@ -193,10 +215,15 @@ def main() -> None:
             js_rate = n / wall
             print(
                 f"{n:>11,} {mode:5} {'npm sitemap':12} {wall:>8.2f} {js_rate:>10,.0f} "
-                f"{rss:>11.1f} {len(list(out_js.iterdir())):>6} {dir_size(out_js):>14,}"
+                f"{rss:>11.1f} {len(list(out_js.iterdir())):>6} {dir_size(out_js):>14,} "
+                f"{CPU['last']:>7.2f}"
             )
+            js_cpu = CPU["last"]
             for label, rate in rates.items():
-                print(f"{'':>11} {mode:5} {'ratio':12} {rate / js_rate:>8.1f}x {label}/npm")
+                print(
+                    f"{'':>11} {mode:5} {'ratio':12} {rate / js_rate:>8.1f}x {label}/npm "
+                    f"(wall; by CPU seconds {js_cpu / cpus[label]:.1f}x)"
+                )
             shutil.rmtree(out_js)
             sys.stdout.flush()
     print(

@@ -138,3 +138,27 @@ def test_inventory_csv_and_jsonl(
         "lastmod_source",
     } <= set(lines[0])
     assert main(["inventory", str(tmp_path / "inv.jsonl")]) == 2
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_drawn_only_on_a_terminal() -> None:
+    from sitemapkit.cli.crawl import Progress
+    from sitemapkit.crawl.engine import CrawlStats
+
+    stats = CrawlStats(fetched=12, in_sitemap=10, frontier=30, queued=2, active=3, errors=1)
+    tty = _Tty()
+    progress = Progress(tty)
+    progress(stats)
+    progress.done()
+    text = tty.getvalue()
+    assert "crawled 12" in text
+    assert "queued 32" in text
+    assert "errors 1" in text
+    assert text.endswith("\r")
+    plain = io.StringIO()
+    Progress(plain)(stats)
+    assert plain.getvalue() == ""

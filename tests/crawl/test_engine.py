@@ -166,3 +166,12 @@ def test_max_duration_stops_and_resume_completes(site: FixtureSite, db_path: Pat
     second = run(CrawlConfig(site.base + "/"), db_path, resume=True)
     assert second.start_ok
     assert sitemap_paths(db_path, site.base) == EXPECTED_SITEMAP_PATHS
+
+
+def test_seed_from_sitemaps_without_any_sitemap_still_crawls(
+    site: FixtureSite, db_path: Path
+) -> None:
+    result = run(CrawlConfig(site.base + "/", seed_from_sitemaps=True), db_path)
+    assert result.start_ok
+    assert sitemap_paths(db_path, site.base) == EXPECTED_SITEMAP_PATHS
+    assert site.hits["/sitemap.xml"] == 1

@@ -273,6 +273,25 @@ def test_lastmod_sources(
     assert (facts.lastmod, facts.lastmod_source) == expected
 
 
+def test_last_modified_that_is_only_the_response_time_is_refused() -> None:
+    """Dynamic sites stamp Last-Modified with the current time: that is the crawl time."""
+    stamped = {
+        "Date": "Sun, 22 Nov 2026 00:00:30 GMT",
+        "Last-Modified": "Sun, 22 Nov 2026 00:00:30 GMT",
+    }
+    assert page("<p>x</p>", **stamped).lastmod is None
+    no_date = page("<p>x</p>", **{"Last-Modified": "Sun, 22 Nov 2026 00:00:00 GMT"})
+    assert no_date.lastmod is None  # equal to `now` of the crawl
+    real = page(
+        "<p>x</p>",
+        **{
+            "Date": "Sun, 22 Nov 2026 00:00:30 GMT",
+            "Last-Modified": "Fri, 20 Nov 2026 10:00:00 GMT",
+        },
+    )
+    assert (real.lastmod, real.lastmod_source) == ("2026-11-20T10:00:00Z", "last-modified")
+
+
 def test_deeply_nested_json_ld_does_not_crash() -> None:
     deep = "[" * 50_000 + "]" * 50_000
     facts = page(f'<script type="application/ld+json">{deep}</script>')
@@ -330,7 +349,7 @@ def test_link_cap_and_dedup_keep_huge_pages_bounded() -> None:
     dupes = '<a href="/p/1">again</a>' * 1000
     facts = page(f"<body>{links}{dupes}</body>")
     assert len(facts.links) == MAX_LINKS_PER_PAGE
-    assert facts.links_dropped == 50
+    assert facts.links_dropped == 50 + 1000  # link elements not examined once full
 
 
 def test_not_html_bodies_yield_nothing() -> None:

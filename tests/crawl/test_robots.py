@@ -107,6 +107,30 @@ CASES = [
     ),
     ("robots.txt itself always allowed", "User-agent: *\nDisallow: /\n", "/robots.txt", True),
     ("CRLF line ends", "User-agent: *\r\nDisallow: /crlf/\r\n", "/crlf/a", False),
+    ("allow root only: root", "User-agent: *\nAllow: /$\nDisallow: /\n", "/", True),
+    ("allow root only: page", "User-agent: *\nAllow: /$\nDisallow: /\n", "/page", False),
+    (
+        "pattern length counts wildcards (disallow longer)",
+        "User-agent: *\nAllow: /page*\nDisallow: /*.html\n",
+        "/page.html",
+        False,
+    ),
+    (
+        "pattern length counts wildcards (allow longer)",
+        "User-agent: *\nAllow: /page*.html\nDisallow: /*.html\n",
+        "/page.html",
+        True,
+    ),
+    (
+        "blank line does not end a group",
+        "User-agent: other\nUser-agent: *\n\nDisallow: /x\n",
+        "/x",
+        False,
+    ),
+    ("disallow star", "User-agent: *\nDisallow: *\n", "/x", False),
+    ("query in rule", "User-agent: *\nDisallow: /search?\n", "/search?q=1", False),
+    ("query in rule, no query", "User-agent: *\nDisallow: /search?\n", "/search", True),
+    ("non-ASCII URL vs encoded rule", "User-agent: *\nDisallow: /%E4%B8%AD/\n", "/中/", False),
 ]
 
 
@@ -147,6 +171,11 @@ def test_5xx_429_and_unreachable_disallow_all_and_ask_for_retry(status: int | No
 def test_redirects_exhausted_allow_all() -> None:
     pol = RobotsPolicy.from_response(301, None, url=f"{ORIGIN}/robots.txt")
     assert pol.allowed(f"{ORIGIN}/x", UA)
+
+
+def test_product_token_inside_a_browser_like_user_agent() -> None:
+    pol = policy("User-agent: sitemapkit\nDisallow: /y\n")
+    assert not pol.allowed(f"{ORIGIN}/y", "Mozilla/5.0 (compatible; sitemapkit/0.1)")
 
 
 def test_crawl_delay_per_group() -> None:

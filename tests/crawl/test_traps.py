@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sitemapkit.crawl.traps import (
     TrapGuard,
@@ -91,8 +93,8 @@ def test_calendar_stops_at_its_limit_but_numbered_products_do_not() -> None:
     verdicts = [guard.check(u, i) for i, u in enumerate(months)]
     assert verdicts == [None] * 12 + ["trap-pattern"] * 8
     assert guard.trapped_patterns() == {"example.com/calendar/{year}/{n}": months[12:17]}
-    products = [guard.check(f"{H}/product/{i}", 2) for i in range(5000)]
-    assert products == [None] * 5000
+    products = [guard.check(f"{H}/product/{i}", 2) for i in range(20_000)]
+    assert products == [None] * 20_000
 
 
 def test_facet_combinations_are_capped_per_path() -> None:
@@ -155,3 +157,32 @@ def test_guard_redirect_records_examples() -> None:
     guard = TrapGuard()
     assert guard.redirect([f"{H}/a", f"{H}/b", f"{H}/a"]) == "redirect-loop"
     assert guard.examples() == {"redirect-loop": [f"{H}/a"]}
+
+
+# --- properties ---------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=60), st.integers(-5, 100)), max_size=30))
+def test_guard_never_raises_and_state_round_trips(calls: list[tuple[str, int]]) -> None:
+    guard = TrapGuard(TrapLimits(max_calendar_urls=2, max_pattern_urls=3, max_facet_variants=2))
+    for text, depth in calls:
+        verdict = guard.check(H + "/" + text, depth)
+        assert verdict is None or verdict.startswith("trap-")
+    state = json.loads(json.dumps(guard.to_state()))
+    assert TrapGuard.from_state(state, guard.limits).to_state() == guard.to_state()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "2026", "11", "x-1"]), max_size=12))
+def test_admitted_count_per_pattern_never_exceeds_its_limit(segments: list[str]) -> None:
+    limits = TrapLimits(max_calendar_urls=2, max_pattern_urls=3)
+    guard = TrapGuard(limits)
+    admitted: dict[str, int] = {}
+    for i in range(len(segments) + 1):
+        url = f"{H}/" + "/".join(segments[:i]) + f"/{i}"
+        if guard.check(url, 1) is None:
+            key = pattern_key(url)
+            admitted[key] = admitted.get(key, 0) + 1
+    for key, count in admitted.items():
+        assert count <= limits.max_pattern_urls, key

@@ -185,3 +185,26 @@ async def test_reference_crawl_page_facts(crawled: tuple[web.AppRunner, str, Res
     assert result.robots is not None
     assert result.robots.sitemaps == (base + "sitemap.xml",)
     assert result.robots.invalid_sitemaps == ("/relative-sitemap.xml",)
+
+
+def test_expected_sets_are_consistent() -> None:
+    base = "http://127.0.0.1:8765/"
+    sitemap = expected.sitemap_urls(base)
+    excluded = expected.excluded(base)
+    assert not sitemap & set(excluded)
+    for url in sitemap | set(excluded):
+        assert normalize(url) == url, url  # written in normal form
+    assert set(excluded.values()) <= expected.REASONS
+    for path in expected.MAY_APPEAR:
+        assert path not in expected.SITEMAP_PATHS
+        assert path not in expected.EXCLUDED
+    assert set(expected.LASTMOD) <= expected.SITEMAP_PATHS
+    assert set(expected.IMAGES) <= expected.SITEMAP_PATHS
+    assert set(expected.ALTERNATES) <= expected.SITEMAP_PATHS
+    assert set(expected.TITLES) <= expected.SITEMAP_PATHS
+    for path in expected.NORMALISED_AWAY:
+        assert normalize(expected.absolute(base, path)) in sitemap, path
+    assert expected.SITEMAP_ONLY.isdisjoint(expected.SITEMAP_PATHS)
+    months, stopped = expected.calendar_paths()
+    assert len(months) == 12
+    assert stopped == "/events/2027/11"

@@ -239,3 +239,16 @@ def test_sync_helper_serves_and_stops() -> None:
 def test_site_files_exist() -> None:
     assert (SITE_DIR / "index.html").is_file()
     assert len([p for p in SITE_DIR.rglob("*") if p.is_file()]) >= 50
+
+
+async def test_head_requests_are_answered(demo: Demo) -> None:
+    _, base = demo
+    async with aiohttp.ClientSession() as http, http.head(base + "about/") as resp:
+        assert resp.status == 200
+        assert resp.headers["Content-Type"] == "text/html; charset=utf-8"
+
+
+async def test_other_methods_are_refused(demo: Demo) -> None:
+    _, base = demo
+    async with aiohttp.ClientSession() as http, http.post(base + "about/") as resp:
+        assert resp.status == 405

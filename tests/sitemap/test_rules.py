@@ -196,3 +196,24 @@ def test_good_files_pass_xmllint(xmllint_urlset, xmllint_index) -> None:
         if p.name in ("atom.xml", "rss.xml"):
             continue
         (xmllint_index if p.name == "index.xml" else xmllint_urlset)(p)
+
+
+def test_repeated_video_restriction_is_a_limit(tmp_path: Path) -> None:
+    text = (FIX / "good" / "video.xml").read_text()
+    text = text.replace(
+        '<video:restriction relationship="allow">GB US</video:restriction>',
+        '<video:restriction relationship="allow">GB</video:restriction>'
+        '<video:restriction relationship="deny">US</video:restriction>',
+    )
+    path = tmp_path / "v.xml"
+    path.write_text(text)
+    rep = validate([str(path)], sitemap_url=BASE, now=NOW)
+    assert [(f.code, f.line) for f in rep.findings] == [("video-limits", 3)]
+
+
+def test_utf16_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "u16.xml"
+    text = (FIX / "good" / "urlset.xml").read_text().replace("UTF-8", "UTF-16")
+    path.write_bytes(text.encode("utf-16"))
+    rep = validate([str(path)], now=NOW)
+    assert [(f.code, f.line) for f in rep.findings] == [("encoding-not-utf8", 1)]

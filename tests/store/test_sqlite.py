@@ -128,6 +128,8 @@ def test_records_inlinks_and_explanations(store: SqliteStore) -> None:
     store.close()
     records = {r.url: r for r in iter_page_records(store.path)}
     assert records["http://a/new"].inlinks == 2
+    assert records["http://a/new"].extra == {}
+    assert records["http://a/"].extra.get("found_from") is None
     assert records["http://a/old"].reason == "redirect"
     assert records["http://a/"].title == "Home"
     info = explain_url(store.path, "http://a/old")
@@ -142,3 +144,13 @@ def test_unfinished_urls_are_reported_not_crawled(store: SqliteStore) -> None:
     store.close()
     (record,) = iter_page_records(store.path)
     assert (record.reason, record.indexable) == ("not-crawled", False)
+
+
+def test_records_name_the_page_each_url_was_found_on(store: SqliteStore) -> None:
+    home = store.add_urls([NewUrl("http://a/", 0, None)])["http://a/"][0]
+    store.add_urls([NewUrl("http://a/x", 1, home)])
+    store.commit()
+    store.close()
+    records = {r.url: r for r in iter_page_records(store.path)}
+    assert records["http://a/x"].extra["found_from"] == "http://a/"
+    assert "found_from" not in records["http://a/"].extra

@@ -9,19 +9,17 @@ temporary name and renamed, so a reader never sees half an export.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 import click
 
 from sitemapkit.cli.status import ExitStatus
+from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
 from sitemapkit.store.sqlite import is_crawl_db, iter_page_records
 
@@ -40,6 +38,7 @@ COLUMNS = (
     "lastmod_source",
     "content_type",
     "redirect_to",
+    "found_from",
 )
 
 
@@ -60,10 +59,29 @@ def record_row(record: PageRecord) -> dict[str, object]:
         "lastmod_source": record.lastmod_source,
         "content_type": record.content_type,
         "redirect_to": record.redirect_to,
+        "found_from": record.extra.get("found_from"),
     }
 
 
-def write_inventory(records: Iterator[PageRecord], out: TextIO, fmt: str) -> int:
+#: A cell starting with one of these is a formula to Excel, LibreOffice and Sheets.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: object) -> object:
+    """A CSV cell; text a spreadsheet would run as a formula gets a leading ``'``.
+
+    Titles come from hostile pages: ``=HYPERLINK(...)`` must stay text when the
+    inventory is opened in a spreadsheet (OWASP "CSV injection").  JSON Lines
+    output is left exact.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> int:
     """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
     n = 0
     if fmt == "csv":
@@ -72,7 +90,7 @@ def write_inventory(records: Iterator[PageRecord], out: TextIO, fmt: str) -> int
         for record in records:
             row = record_row(record)
             row["indexable"] = "yes" if record.indexable else "no"
-            writer.writerow({k: "" if v is None else v for k, v in row.items()})
+            writer.writerow({k: _csv_cell(v) for k, v in row.items()})
             n += 1
     else:
         for record in records:
@@ -84,16 +102,8 @@ def write_inventory(records: Iterator[PageRecord], out: TextIO, fmt: str) -> int
 def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
     """Write the inventory of ``db`` to ``target`` atomically; return the row count."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            n = write_inventory(iter_page_records(db), fh, fmt)
-        Path(tmp).replace(target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            Path(tmp).unlink()
-        raise
-    return n
+    with atomic_open(target, "w", what="the inventory") as fh:
+        return write_inventory(iter_page_records(db), fh, fmt)
 
 
 @click.command("inventory")

@@ -12,14 +12,16 @@ Why it is built this way:
   ``charset``, ``<meta charset>``/``http-equiv`` in the first 1,024 bytes, else UTF-8;
   undecodable bytes become U+FFFD, never an exception.
 - **One parse, one selector pass.**  All elements of interest are fetched with a single
-  selector list in document order, so cost stays linear in page size (measured about
-  2 ms for a 90 KB page).  Link and image counts are capped so a hostile page cannot
-  make the frontier explode.
+  selector list in document order, so cost stays linear in page size (measured 0.7 ms
+  for a 90 KiB article with 130 links; the parse is 0.16 ms of it, the rest is URL
+  normalisation).  Link and image counts are capped, and links past the cap are not
+  even resolved, so a hostile page cannot make the frontier (or the CPU) explode.
 - **Text stays text.**  Titles keep ``</script><script>`` as characters; escaping is the
   job of whoever writes them out (the XML writer, the visual page).
 - **lastmod is never invented.**  Only the page's own modification metadata or the
   ``Last-Modified`` header count, and only W3C-valid, timezone-aware values that are
-  not in the future.  The source is recorded next to the value.
+  not in the future; a ``Last-Modified`` equal to the response time (dynamic sites
+  stamp every answer) is refused.  The source is recorded next to the value.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ __all__ = [
     "FOLLOW_KINDS",
     "MAX_LINKS_PER_PAGE",
     "MAX_TITLE_LENGTH",
+    "STAMPED_SLACK",
     "Link",
     "PageFacts",
     "decode_body",
@@ -55,12 +58,14 @@ __all__ = [
     "robots_directives",
 ]
 
-#: Links kept per page; the rest are counted in ``PageFacts.links_dropped``.
+#: Links kept per page; link elements left unexamined are counted in ``PageFacts.links_dropped``.
 MAX_LINKS_PER_PAGE: Final = 20_000
 #: Characters kept of a title or h1 (Google shows about 60; 512 keeps every real one).
 MAX_TITLE_LENGTH: Final = 512
 #: Bytes of JSON-LD we are willing to parse per script element.
 MAX_JSONLD_BYTES: Final = 1_000_000
+#: A ``Last-Modified`` this close to the response time is the server's clock, not an edit.
+STAMPED_SLACK: Final = timedelta(minutes=2)
 #: Link kinds the crawler follows by default; ``frame`` (iframe/frame src) is recorded only.
 FOLLOW_KINDS: Final = frozenset({"a", "area", "meta-refresh"})
 
@@ -119,7 +124,6 @@ _ENCODING_ALIASES: Final = {
     "l1": "windows-1252",
     "us-ascii": "windows-1252",
     "ascii": "windows-1252",
-    "x-user-defined": "windows-1252",
 }
 _DEFAULT_POLICY: Final = QueryPolicy()
 _LASTMOD_META: Final = {
@@ -146,7 +150,17 @@ class Link:
 
 @dataclass(frozen=True, slots=True)
 class PageFacts:
-    """Everything the crawler decides with, for one fetched HTML page."""
+    """Everything the crawler decides with, for one fetched HTML page.
+
+    ``url`` is the normalised page URL; every other URL is absolute and normalised
+    with the same :class:`~sitemapkit.crawl.urlnorm.QueryPolicy`.  ``canonical_source``
+    is ``"http-link"`` (``Link`` header, which wins) or ``"link-rel"``; several
+    different ``<link rel=canonical>`` cancel out (``None``), as for Google.
+    ``lastmod_source`` is ``"article:modified_time"``, ``"og:updated_time"``,
+    ``"itemprop:dateModified"``, ``"json-ld"`` or ``"last-modified"``.  ``meta_refresh``
+    is the target of a ``<meta http-equiv=refresh>`` (or ``Refresh`` header) to
+    another URL.  ``encoding`` is the codec the body was decoded with.
+    """
 
     url: str
     title: str | None = None
@@ -313,15 +327,28 @@ def _w3c(value: str | None, now: datetime) -> str | None:
     return out
 
 
-def _http_date(value: str, now: datetime) -> str | None:
+def _parse_http_date(value: str) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    parsed = parsed.astimezone(UTC).replace(microsecond=0)
-    if parsed > now + timedelta(days=1) or parsed.year < 1995:
+    return parsed.astimezone(UTC).replace(microsecond=0)
+
+
+def _http_date(value: str, now: datetime, served: str | None) -> str | None:
+    """A ``Last-Modified`` value as lastmod, unless it is only the time of the response.
+
+    Many dynamic sites stamp every response with ``Last-Modified: <now>``; taking
+    that would be taking the crawl time.  A value within :data:`STAMPED_SLACK` of
+    the response's ``Date`` (or of ``now`` when there is no ``Date``) is refused.
+    """
+    parsed = _parse_http_date(value)
+    if parsed is None or parsed > now + timedelta(days=1) or parsed.year < 1995:
+        return None
+    reference = (_parse_http_date(served) if served else None) or now
+    if abs(reference - parsed) <= STAMPED_SLACK:
         return None
     return dates.format_lastmod(parsed)
 
@@ -356,7 +383,7 @@ def _text(node: Any) -> str | None:
     raw = node.text(deep=True)
     if not raw:
         return None
-    text = _WS.sub(" ", raw).strip()
+    text = _WS.sub(" ", raw[: MAX_TITLE_LENGTH * 8]).strip()
     if not text:
         return None
     return text[:MAX_TITLE_LENGTH]
@@ -420,7 +447,7 @@ def extract_page(
             src = attrs.get("src")
             if not src or src.lstrip().lower().startswith("data:"):
                 src = attrs.get("data-src") or src
-            if src:
+            if src and len(raw_images) < MAX_IMAGES_PER_URL * 4:
                 raw_images.append(src)
         elif tag == "meta":
             name = (attrs.get("name") or "").strip().lower()
@@ -490,15 +517,21 @@ def extract_page(
         refresh_url = None  # a page that reloads itself is not a redirect
     if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
-    for href, nofollow, kind in raw_links:
+    raw_seen: set[tuple[str, bool, str]] = set()
+    for index, raw_link in enumerate(raw_links):
+        if len(links) >= MAX_LINKS_PER_PAGE:
+            # Full: what is left is not even resolved (a hostile page stays cheap).
+            dropped = len(raw_links) - index
+            break
+        if raw_link in raw_seen:
+            continue  # the same href, rel and kind again adds nothing
+        raw_seen.add(raw_link)
+        href, nofollow, kind = raw_link
         absolute = res(href, resolve_base)
         if absolute is None:
             continue
         known = links.get(absolute)
         if known is None:
-            if len(links) >= MAX_LINKS_PER_PAGE:
-                dropped += 1
-                continue
             links[absolute] = Link(absolute, nofollow, kind)
         elif known.nofollow and not nofollow:
             links[absolute] = Link(absolute, False, known.kind)
@@ -555,8 +588,9 @@ def extract_page(
                 lastmod_source = "json-ld"
                 break
     if lastmod is None:
+        served = next(iter(_header_values(headers, "date")), None)
         for value in _header_values(headers, "last-modified"):
-            lastmod = _http_date(value, moment)
+            lastmod = _http_date(value, moment, served)
             if lastmod is not None:
                 lastmod_source = "last-modified"
                 break

@@ -26,7 +26,7 @@ four-digit year ``{year}``, ISO dates ``{date}``, UUIDs and long hex ids ``{id}`
 the query becomes its sorted parameter names.  ``/calendar/2026/11`` and
 ``/calendar/2031/4`` share ``/calendar/{year}/{n}``, which is also recognised as a
 calendar (a year followed by a month, or a date), so it gets the small calendar limit
-while ``/product/{n}`` gets the large general one: a shop with 50,000 numbered
+while ``/product/{n}`` gets the large general one (100,000): a shop with 50,000 numbered
 products is a site, a calendar with 50,000 months is a trap.
 
 The counters are plain dicts with a cap on the number of keys (beyond it new
@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -74,6 +75,7 @@ _DATE = re.compile(r"(?:19|20|21)\d\d-(?:0?[1-9]|1[0-2])(?:-(?:0?[1-9]|[12]\d|3[
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.IGNORECASE)
 _HEX_ID = re.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
+_HAS_DIGIT = re.compile(r"\d")
 _CALENDAR_TAIL = re.compile(r"(?:\{year\}(?:/\{n\}){1,2}|\{date\})/?$")
 _DATE_IN_TEXT = re.compile(r"(?:19|20|21)\d\d-(?:0?[1-9]|1[0-2])(?:-\d{1,2})?")
 
@@ -87,23 +89,24 @@ class TrapLimits:
     max_segment_repeats: int = 3
     max_calendar_urls: int = 12
     max_facet_variants: int = 64
-    max_pattern_urls: int = 10_000
+    #: High on purpose: 100,000 numbered products is a shop, not a trap (``--max-pages``
+    #: bounds the rest).
+    max_pattern_urls: int = 100_000
     max_redirects: int = MAX_REDIRECTS
     max_tracked_keys: int = 200_000
 
 
+@lru_cache(maxsize=65536)
 def _segment_shape(segment: str) -> str:
-    if not segment:
-        return segment
+    if _HAS_DIGIT.search(segment) is None:
+        return segment  # no digit: no number, date or id (the common case)
     if segment.isdigit():
         return "{year}" if _YEAR.fullmatch(segment) else "{n}"
     if _DATE.fullmatch(segment):
         return "{date}"
     if _UUID.fullmatch(segment) or _HEX_ID.fullmatch(segment):
         return "{id}"
-    if any(c.isdigit() for c in segment):
-        return _DIGITS.sub("{n}", segment)
-    return segment
+    return _DIGITS.sub("{n}", segment)
 
 
 def query_signature(query: str) -> str:
@@ -117,10 +120,12 @@ def query_signature(query: str) -> str:
 def pattern_key(url: str) -> str:
     """The shape of ``url``: host, generalised path, sorted query names."""
     parts = urlsplit(url)
-    path = "/".join(_segment_shape(s) for s in parts.path.split("/"))
-    sig = query_signature(parts.query)
-    key = f"{parts.netloc.lower()}{path}"
-    return f"{key}?{sig}" if sig else key
+    return _pattern_key(parts.netloc.lower(), parts.path, query_signature(parts.query))
+
+
+def _pattern_key(netloc: str, path: str, signature: str) -> str:
+    shape = "/".join(_segment_shape(s) for s in path.split("/"))
+    return f"{netloc}{shape}?{signature}" if signature else f"{netloc}{shape}"
 
 
 def is_calendar_pattern(key: str, query: str = "") -> bool:
@@ -192,11 +197,13 @@ class TrapGuard:
         try:
             parts = urlsplit(url)
         except ValueError:
-            return self._hit("trap-url-length", url)
+            return None  # not a URL normalize() emits; nothing to count it against
         if repeated_segment(parts.path, limits.max_segment_repeats) is not None:
             return self._hit("trap-repeated-segment", url)
 
-        key = pattern_key(url)
+        netloc = parts.netloc.lower()
+        signature = query_signature(parts.query) if parts.query else ""
+        key = _pattern_key(netloc, parts.path, signature)
         calendar = is_calendar_pattern(key, parts.query)
         count = self._patterns.get(key, 0)
         cap = limits.max_calendar_urls if calendar else limits.max_pattern_urls
@@ -204,8 +211,8 @@ class TrapGuard:
             return self._hit("trap-pattern", url, key)
 
         facet_key: str | None = None
-        if parts.query and "&" in query_signature(parts.query):
-            facet_key = f"{parts.netloc.lower()}{parts.path}"
+        if "&" in signature:
+            facet_key = f"{netloc}{parts.path}"
             if self._facets.get(facet_key, 0) >= limits.max_facet_variants:
                 return self._hit("trap-pattern", url, f"{facet_key}?{{facets}}")
 

@@ -12,11 +12,16 @@ The emitted URL and the dedup key are kept apart: :func:`normalize` honours the 
 :class:`QueryPolicy` (e.g. keep the site's parameter order), :func:`dedup_key` always sorts
 the query so two orders of one query meet in the seen-set.
 
-Why not yarl or rfc3986 alone: yarl keeps ``%7e`` and dot segments in some spellings and
-needs a URL object per call; rfc3986 breaks IDN hosts.  The rules here are RFC 3986
-section 6.2.2 (case, percent-encoding, dot segments) plus section 6.2.3 (scheme-based:
-default port, empty path) and WHATWG's forgiving parts (tabs/newlines removed, ``\\`` as
-``/``), in plain string code measured at a few microseconds per URL.
+Why not yarl alone: it gets the RFC 3986 cases right (case, ``%7e``, dot segments,
+default port, IDNA) but accepts a space in a host, raises on port 99999, an unclosed
+``[`` or a ``\\`` in the authority, knows nothing of tracking/session parameters or
+query order, and leaves WHATWG's forgiving parts (tabs and newlines removed, ``\\``
+read as ``/``) to the caller.  Here the whole job is one pass of string code, RFC 3986 section 6.2.2
+(case, percent-encoding, dot segments) and 6.2.3 (default port, empty path), with a
+regex fast path for URLs that are already normal and an LRU cache for repeats:
+measured 6-12 us per new absolute URL on a loaded 2-core machine, where ``str(URL(u))``
+alone took 4-12 us in the same runs.  Every result is a fixed point of
+:func:`sitemapkit.urls.iri_to_uri`, so the writer never re-escapes a crawled URL.
 """
 
 from __future__ import annotations
@@ -104,9 +109,11 @@ class QueryPolicy:
 _DEFAULT_POLICY = QueryPolicy()
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-# RFC 3986 pchar plus "/" and "?": what may stay unescaped in a path or query.
-_SAFE = _UNRESERVED | frozenset("!$&'()*+,;=:@/?")
-_HEX = frozenset("0123456789abcdefABCDEF")
+# RFC 3986 pchar plus "/" and "?" may stay unescaped in a path or query; the rest is escaped.
+_ALL_SAFE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+")
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Already normal: lower-case host, no port, path and query of safe characters only,
 # no escapes, no dot segments, no fragment, no session path parameter.
@@ -126,29 +133,32 @@ _HOST_OK = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
 _SESSION_PATH_PARAM = re.compile(
     r";(?:jsessionid|phpsessid|sid|sessionid|aspsessionid)=[^/;?]*", re.IGNORECASE
 )
+# ASP.NET cookieless sessions put the id in a path segment: /(S(lit3py55t21z5v55vlm25s55))/
+_ASPNET_SESSION = re.compile(
+    r"/\((?:[A-Z]\([A-Za-z0-9_-]{1,64}\))*S\([a-z0-9]{24}\)(?:[A-Z]\([A-Za-z0-9_-]{1,64}\))*\)"
+    r"(?=/|$)"
+)
 _C0_AND_SPACE = "".join(chr(i) for i in range(0x21))
+
+
+def _pct(match: re.Match[str]) -> str:
+    text = match.group(0)
+    decoded = chr(int(text[1:], 16))
+    return decoded if decoded in _UNRESERVED else text.upper()
+
+
+def _escape(match: re.Match[str]) -> str:
+    return "".join(f"%{b:02X}" for b in match.group(0).encode("utf-8", "surrogatepass"))
 
 
 def _normalize_escapes(part: str) -> str:
     """Upper-case ``%xx``, decode escaped unreserved characters, escape everything unsafe."""
-    if all(c in _SAFE for c in part):
+    if _ALL_SAFE.fullmatch(part):
         return part
-    out: list[str] = []
-    n = len(part)
-    i = 0
-    while i < n:
-        ch = part[i]
-        if ch in _SAFE:
-            out.append(ch)
-        elif ch == "%" and i + 2 < n and part[i + 1] in _HEX and part[i + 2] in _HEX:
-            decoded = chr(int(part[i + 1 : i + 3], 16))
-            out.append(decoded if decoded in _UNRESERVED else part[i : i + 3].upper())
-            i += 3
-            continue
-        else:
-            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
-        i += 1
-    return "".join(out)
+    if "%" in part:
+        part = _LONE_PCT.sub("%25", part)
+        part = _PCT.sub(_pct, part)
+    return _UNSAFE.sub(_escape, part)
 
 
 def _remove_dot_segments(path: str) -> str:
@@ -219,13 +229,17 @@ def _query(query: str, policy: QueryPolicy) -> str:
     return "&".join(p for _, p in kept)
 
 
-@lru_cache(maxsize=131072)
+# 8,192 entries: the crawl sees each URL a few times close together; a 131,072-entry
+# cache cost ~12 MB of peak RSS on a 10,000-page site for no measurable speed.
+@lru_cache(maxsize=8192)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
     fast = _FAST.fullmatch(url)
     if fast is not None:
         # Lower-case host, no port, no escapes, no fragment: only dot segments and
         # the query can still change.
         origin, path, query = fast.groups()
+        if path and "/(" in path:
+            path = _ASPNET_SESSION.sub("", path) or "/"
         path = _remove_dot_segments(path) if path else "/"
         if query:
             query = _query(query, policy)
@@ -270,6 +284,8 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
             netloc += f":{port}"
     if ";" in path:
         path = _SESSION_PATH_PARAM.sub("", path)
+    if "/(" in path:
+        path = _ASPNET_SESSION.sub("", path)
     path = _normalize_escapes(path) if path else "/"
     path = _remove_dot_segments(path)
     query = _query(_normalize_escapes(query_raw), policy) if query_raw else ""

@@ -28,6 +28,11 @@ reason                     meaning
 ``trap-repeated-segment``  a path segment repeated three times (``/a/a/a/``)
 ``trap-depth``             deeper than the depth limit (not reached with the defaults)
 ``trap-url-length``        URL of 2,048 characters or more (not on this site)
+``too-large``              the body was cut at the crawler's size cap (not on this site:
+                           the 2 MB changelog must fit under the default cap)
+``redirect-invalid``       a 3xx without a usable ``Location`` (not on this site)
+``timeout``,               no HTTP answer at all (not on this site; the slow page answers
+``connection-error``       after 1.5 s and must be in the sitemap)
 =========================  =================================================================
 
 Spaces whose exact membership depends on fetch order (which facet combinations are
@@ -82,6 +87,10 @@ REASONS: Final = frozenset(
         "trap-repeated-segment",
         "trap-depth",
         "trap-url-length",
+        "too-large",
+        "redirect-invalid",
+        "timeout",
+        "connection-error",
     }
 )
 

@@ -263,7 +263,7 @@ def make_app() -> web.Application:
     """The demo site as an aiohttp application (for ``aiohttp_client`` in tests)."""
     app = web.Application()
     app[HITS] = Counter()
-    app.router.add_route("GET", "/{tail:.*}", _handle)
+    app.router.add_get("/{tail:.*}", _handle)  # HEAD too
     return app
 
 

@@ -187,6 +187,13 @@ class XmlStreamParser:
             self._p.Parse(data, final)
         except expat.ExpatError as exc:
             raise self._expat_problem(exc, data) from None
+        except LookupError:  # an encoding name Python does not know
+            raise ParseProblem(
+                "encoding-not-utf8",
+                f'declared encoding "{self.facts.declared_encoding}" is unknown (use UTF-8)',
+                1 + self._line_offset,
+                1,
+            ) from None
 
     # --- the lean lane -----------------------------------------------------------------
     # Why: a Python callback per element and a Node per child cap the reader near
@@ -284,8 +291,19 @@ class XmlStreamParser:
             if loc is None:  # not plain: expat builds its node as usual
                 flush(pos)
                 run = -1
-                parse(buf[pos : e + 6])
+                raw = buf[pos : e + 6]
+                if b"<!" in raw or b"<?" in raw:  # a comment may hide "</url>": expat decides
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
+                parse(raw)
                 pos = e + 6
+                if self._depth != 1:  # the entry did not close where it seemed to
+                    self._fast = False
+                    parse(buf[pos:], final)
+                    self._pend = b""
+                    return
                 continue
             if run < 0:
                 run = pos
@@ -310,19 +328,35 @@ class XmlStreamParser:
         buf = self._pend + data if self._pend else data
         pos = start
         run = -1  # start of plain entries (and blanks between) not yet given to expat
-        out = self.out
+        p = self._p
         parse = self._parse
         blank_gap = _BLANK_GAP.fullmatch
         count = buf.count
         cnt, line = self._cnt, self._line
         offset = self._line_offset
-        n_plain = 0
+        pending: list[tuple[int, Plain]] = []  # entries of the run, kept until expat agrees
+
+        def flush(upto: int) -> None:
+            # expat reads the run blanked; only then are its entries known to be sound
+            if run < 0:
+                return
+            try:
+                parse(buf[run:upto].translate(_BLANK))
+            except ParseProblem:
+                bad = p.ErrorByteIndex
+                good = [t for at, t in pending if at <= bad]
+                self.out.extend(good)
+                self.facts.entries += len(good)
+                raise
+            self.out.extend(t for _, t in pending)
+            self.facts.entries += len(pending)
+            pending.clear()
+
         for m in _PLAIN.finditer(buf, pos):
             s = m.start()
             if s > pos and blank_gap(buf, pos, s) is None:
-                if run >= 0:
-                    parse(buf[run:pos].translate(_BLANK))
-                    run = -1
+                flush(pos)
+                run = -1
                 gap = buf[pos:s]
                 parse(gap)
                 pos = s
@@ -330,7 +364,6 @@ class XmlStreamParser:
                     self._fast = False  # comments, CDATA or PIs: expat takes it from here
                     parse(buf[s:], final)
                     self._pend = b""
-                    self.facts.entries += n_plain
                     return
             g_loc, g_mod, g_freq, g_prio = m.group(2, 3, 4, 5)
             try:
@@ -339,9 +372,8 @@ class XmlStreamParser:
                 changefreq = None if g_freq is None else g_freq.decode()
                 priority = None if g_prio is None else g_prio.decode()
             except UnicodeDecodeError:  # expat names the bad bytes
-                if run >= 0:
-                    parse(buf[run:pos].translate(_BLANK))
-                    run = -1
+                flush(pos)
+                run = -1
                 parse(buf[pos : m.end()])
                 pos = m.end()
                 continue
@@ -349,22 +381,21 @@ class XmlStreamParser:
                 run = pos
             line += count(b"\n", cnt, s)
             cnt = s
-            out.append((m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset))
-            n_plain += 1
+            entry = (m[1] == b"url", loc or "", lastmod, changefreq, priority, line + offset)
+            pending.append((self._abs + m.end(), entry))
             pos = m.end()
-        self.facts.entries += n_plain
+        flush(pos)
         end = len(buf)
         if not final:
             hold = buf.rfind(self._entry_tag, pos)
             if hold >= 0 and end - hold < _MAX_HOLD:
                 end = hold
-        if run >= 0:
-            parse(buf[run:pos].translate(_BLANK))
         if end > pos:
             parse(buf[pos:end])
         line += count(b"\n", cnt, end)
         self._line, self._cnt = line, 0
         self._pend = buf[end:]
+        self._abs += end
         if final:
             parse(b"", True)
 

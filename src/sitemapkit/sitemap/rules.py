@@ -170,6 +170,7 @@ class Validator:
         self._set_seen = HashSet64()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
         self._origin_reported = False
+        self._origin_raw: set[str] = set()
         self._lastmods: Counter[str] = Counter()
         self._lastmod_total = 0
         self._lastmod_first: tuple[str, int | None] | None = None
@@ -332,7 +333,12 @@ class Validator:
 
     def _origin(self, loc: str, entry: Node) -> None:
         end = loc.find("/", 8)
-        host = (loc[: end if end > 0 else len(loc)]).lower()
+        raw = loc[: end if end > 0 else len(loc)]
+        if raw in self._origin_raw:  # nearly every URL: an origin already seen
+            return
+        if len(self._origin_raw) < 1000:
+            self._origin_raw.add(raw)
+        host = raw.lower()
         scheme, _, netloc = host.partition("://")
         bare = netloc.removeprefix("www.")
         key = (scheme, netloc)

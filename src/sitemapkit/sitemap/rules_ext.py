@@ -45,11 +45,18 @@ def is_absolute(url: str) -> bool:
     return _ABS.match(url) is not None
 
 
+_RANKS: dict[tuple[str, ...], dict[str, int]] = {}
+#: [GVID] names a repeat of these a limit (video-limits), not a schema slip
+VIDEO_ONCE: Final = frozenset({"restriction", "platform", "uploader"})
+
+
 def _order(
     node: Node, order: tuple[str, ...], repeatable: frozenset[str], emit: Emit, what: str
 ) -> dict[str, list[Node]]:
     """Check children against a schema sequence; return them grouped by name."""
-    rank = {name: i for i, name in enumerate(order)}
+    rank = _RANKS.get(order)
+    if rank is None:
+        rank = _RANKS[order] = {name: i for i, name in enumerate(order)}
     seen: dict[str, list[Node]] = {}
     last = -1
     for c in node.children:
@@ -63,7 +70,10 @@ def _order(
         if r < last:
             emit("ext-schema", f"<{c.name}> is out of order in {what} (schema sequence)", c, None)
         elif c.name in seen and c.name not in repeatable:
-            emit("ext-schema", f"<{c.name}> repeated in {what}", c, None)
+            if what == "video:video" and c.name in VIDEO_ONCE:
+                emit("video-limits", f"video:{c.name} given more than once", c, None)
+            else:
+                emit("ext-schema", f"<{c.name}> repeated in {what}", c, None)
         last = max(last, r)
         seen.setdefault(c.name, []).append(c)
     return seen

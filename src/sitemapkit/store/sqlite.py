@@ -385,8 +385,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 _RECORD_SQL = (
     "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
     "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail "
-    "FROM urls u"
+    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from"
 )
 
 
@@ -398,6 +398,8 @@ def _record(row: Sequence[object]) -> PageRecord:
     extra: dict[str, str] = {}
     if row[14] is not None:
         extra["detail"] = str(row[14])
+    if row[15] is not None:
+        extra["found_from"] = str(row[15])
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
@@ -498,7 +500,9 @@ def iter_page_records(db_path: Path | str) -> Iterator[PageRecord]:
     """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
     Streams from the file (constant memory); ``inlinks`` counts distinct pages
-    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.
+    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
+    holds ``found_from`` (the page the URL was first found on) and ``detail`` (the
+    canonical target, trap or redirect explanation) when known.
     """
     conn = open_readonly(db_path)
     try:
