@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from reader_http import SiteServer
 
 from sitemapkit.sitemap.rules import validate
 from sitemapkit.sitemap.source import ReadLimits
+
+from .reader_http import SiteServer
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'

@@ -1,0 +1,360 @@
+"""``sitemapkit crawl URL -o OUTDIR``: crawl a site politely and write its sitemap set.
+
+The crawl state lives in a SQLite file (``--db``, by default ``OUTDIR/crawl.sqlite``)
+so that ``--resume`` can continue an interrupted crawl, ``--why URL`` can explain
+one URL's fate, and ``sitemapkit inventory`` can export everything seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from sitemapkit.cli.status import ExitStatus
+from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats, sitemap_entries
+from sitemapkit.errors import InputError, StoreError
+from sitemapkit.store.sqlite import SqliteStore, crawl_meta, explain_url, is_crawl_db
+
+DB_NAME = "crawl.sqlite"
+
+
+class Progress:
+    """One self-overwriting status line on stderr, drawn only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._width = 0
+
+    def __call__(self, stats: CrawlStats) -> None:
+        if not self.enabled:
+            return
+        line = (
+            f"crawled {stats.fetched:,} · in sitemap {stats.in_sitemap:,} · "
+            f"queued {stats.frontier + stats.queued:,} · active {stats.active} · "
+            f"{stats.rate:,.1f}/s · errors {stats.errors:,}"
+        )
+        pad = max(0, self._width - len(line))
+        self.stream.write("\r" + line + " " * pad)
+        self.stream.flush()
+        self._width = len(line)
+
+    def done(self) -> None:
+        if self.enabled and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+
+
+async def _run(crawler: Crawler, resume: bool) -> CrawlResult:
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    return await crawler.run(resume=resume)
+
+
+def run_crawl(
+    config: CrawlConfig,
+    db: Path,
+    *,
+    resume: bool = False,
+    progress: Progress | None = None,
+) -> CrawlResult:
+    """Run one crawl (or resume one) into ``db``; the store is closed afterwards."""
+    store = SqliteStore(db)
+    try:
+        draw = progress if progress is not None and progress.enabled else None
+        crawler = Crawler(config, store, progress=draw)
+        return asyncio.run(_run(crawler, resume))
+    finally:
+        store.close()
+        if progress is not None:
+            progress.done()
+
+
+def write_output(
+    db: Path, out_dir: Path, *, base_url: str | None, gzip: bool, images: bool, other_hosts: bool
+) -> tuple[object, list[str]]:
+    """Write the crawl's sitemap set into ``out_dir``; return the writer result and notes."""
+    from sitemapkit.sitemap.writer import WriterOptions, write_sitemaps
+
+    store = SqliteStore(db)
+    try:
+        options = WriterOptions(
+            base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
+        )
+        result = write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
+    finally:
+        store.close()
+    return result, list(result.warnings)
+
+
+def default_base_url(db: Path) -> str | None:
+    meta = crawl_meta(db)
+    site = meta.get("site_origin") or meta.get("start_url")
+    if not site:
+        return None
+    scheme, _, rest = site.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}/"
+
+
+def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
+    stats = result.stats
+    counts = result.counts
+    lines = [
+        f"crawled {stats.fetched:,} URLs in {elapsed:.1f} s "
+        f"({stats.fetched / elapsed if elapsed > 0 else 0:,.1f}/s); "
+        f"{counts.get('indexable', 0):,} pages in the sitemap",
+    ]
+    excluded = sorted(result.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    if excluded:
+        lines.append(
+            "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
+        )
+    for code, urls in sorted(result.trap_examples.items()):
+        if urls:
+            lines.append(f"  {code}, e.g. " + ", ".join(urls[:3]))
+    if result.stopped_by:
+        lines.append(
+            f"stopped by {result.stopped_by}: {counts.get('queued', 0):,} URLs left in the queue"
+        )
+    return lines
+
+
+def explain(db: Path, url: str, out: TextIO) -> int:
+    """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it."""
+    from sitemapkit.crawl.urlnorm import normalize
+
+    if not is_crawl_db(db):
+        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        return ExitStatus.USAGE
+    if url.startswith("/"):
+        # A path: on the crawled site's origin.
+        site = default_base_url(db)
+        url = (site or "").rstrip("/") + url
+    candidates = [url]
+    norm = normalize(url)
+    if norm is not None and norm != url:
+        candidates.append(norm)
+    info = None
+    for candidate in candidates:
+        info = explain_url(db, candidate)
+        if info is not None:
+            break
+    if info is None:
+        out.write(f"{url}: never seen by this crawl\n")
+        return ExitStatus.ERROR
+    rec = info.record
+    verdict = "in the sitemap" if rec.indexable else f"not in the sitemap: {rec.reason}"
+    out.write(f"{rec.url}\n")
+    out.write(f"  decision:   {verdict}\n")
+    if info.detail:
+        out.write(f"  detail:     {info.detail}\n")
+    out.write(f"  status:     {rec.status if rec.status is not None else 'not fetched'}\n")
+    if rec.content_type:
+        out.write(f"  type:       {rec.content_type}\n")
+    out.write(f"  depth:      {rec.depth}\n")
+    if info.found_from:
+        how = f" ({info.found_how})" if info.found_how else ""
+        out.write(f"  found on:   {info.found_from}{how}\n")
+    else:
+        out.write("  found on:   (start URL / seed)\n")
+    out.write(f"  inlinks:    {rec.inlinks}\n")
+    if rec.title:
+        out.write(f"  title:      {rec.title}\n")
+    if rec.canonical:
+        out.write(f"  canonical:  {rec.canonical}\n")
+    if rec.lastmod:
+        out.write(f"  lastmod:    {rec.lastmod} (from {rec.lastmod_source})\n")
+    if info.redirect_chain:
+        out.write("  redirects:\n")
+        for hop_url, status in info.redirect_chain:
+            out.write(f"    {status if status is not None else '   '} {hop_url}\n")
+    return ExitStatus.OK
+
+
+@click.command("crawl")
+@click.argument("url", required=False)
+@click.option(
+    "-o",
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for the sitemap set.",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"Crawl state file (default OUTDIR/{DB_NAME}); keep it to resume.",
+)
+@click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
+@click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
+@click.option("--gzip", is_flag=True, help="Write .xml.gz files.")
+@click.option(
+    "--max-pages", type=click.IntRange(min=1), help="Stop after N URLs taken from the queue."
+)
+@click.option("--max-depth", type=click.IntRange(min=0), help="Do not follow links deeper.")
+@click.option("--max-duration", type=click.FloatRange(min=0), help="Stop after S seconds.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--per-host",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Connections per host.",
+)
+@click.option(
+    "--rate", type=click.FloatRange(min=0, min_open=True), help="Requests per second per host."
+)
+@click.option("--user-agent", help="User-Agent header (robots.txt is matched on its token).")
+@click.option("--ignore-robots", is_flag=True, help="Do not read robots.txt.")
+@click.option("--follow-nofollow", is_flag=True, help="Follow rel=nofollow links too.")
+@click.option("--subdomains", is_flag=True, help="Treat subdomains of the start host as the site.")
+@click.option("--allow-host", multiple=True, help="Another host that is part of the site.")
+@click.option("--include", multiple=True, help="Only URLs matching this regex (repeatable).")
+@click.option("--exclude", multiple=True, help="Skip URLs matching this regex (repeatable).")
+@click.option(
+    "--query",
+    type=click.Choice(["sort", "keep", "drop"]),
+    default="sort",
+    show_default=True,
+    help="Query strings: sort parameters, keep order, or drop.",
+)
+@click.option("--images", is_flag=True, help="Add image:image entries for page images.")
+@click.option(
+    "--seed-from-sitemaps",
+    is_flag=True,
+    help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
+)
+@click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
+@click.pass_context
+def crawl(
+    ctx: click.Context,
+    url: str | None,
+    out_dir: Path | None,
+    db: Path | None,
+    resume: bool,
+    base_url: str | None,
+    gzip: bool,
+    max_pages: int | None,
+    max_depth: int | None,
+    max_duration: float | None,
+    concurrency: int,
+    per_host: int,
+    rate: float | None,
+    user_agent: str | None,
+    ignore_robots: bool,
+    follow_nofollow: bool,
+    subdomains: bool,
+    allow_host: Sequence[str],
+    include: Sequence[str],
+    exclude: Sequence[str],
+    query: str,
+    images: bool,
+    seed_from_sitemaps: bool,
+    why_url: str | None,
+) -> None:
+    """Crawl URL politely and write its sitemap set into OUTDIR."""
+    if why_url is not None:
+        if db is None:
+            raise click.UsageError("--why needs --db FILE (the crawl to ask)")
+        ctx.exit(explain(db, why_url, sys.stdout))
+    if out_dir is None:
+        raise click.UsageError("missing -o/--out OUTDIR")
+    explicit_db = db is not None
+    db = db if db is not None else out_dir / DB_NAME
+    if resume:
+        if not is_crawl_db(db):
+            raise click.UsageError(f"--resume: {db} is not a crawl database to resume")
+        config = CrawlConfig.from_json(crawl_meta(db)["config"])
+        if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
+            raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
+        # Limits may be raised on resume; the scope and rules stay as started.
+        if max_pages is not None:
+            config.max_pages = max_pages
+        if max_duration is not None:
+            config.max_duration = max_duration
+    else:
+        if url is None:
+            raise click.UsageError("missing URL (the site to crawl)")
+        if db.exists():
+            if explicit_db:
+                raise click.UsageError(
+                    f"{db} already exists: add --resume to continue it, or pick another --db"
+                )
+            db.unlink()
+            for suffix in ("-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+        config = CrawlConfig(
+            start_url=url,
+            subdomains=subdomains,
+            allow_hosts=tuple(allow_host),
+            include=tuple(include),
+            exclude=tuple(exclude),
+            max_depth=max_depth,
+            max_pages=max_pages,
+            max_duration=max_duration,
+            concurrency=concurrency,
+            per_host=per_host,
+            rate=rate,
+            respect_robots=not ignore_robots,
+            follow_nofollow=follow_nofollow,
+            query=query,
+            images=images,
+            seed_from_sitemaps=seed_from_sitemaps,
+        )
+        if user_agent:
+            config.user_agent = user_agent
+    try:
+        config.validate()
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if db.parent != Path():
+        db.parent.mkdir(parents=True, exist_ok=True)
+    progress = Progress(sys.stderr)
+    try:
+        result = run_crawl(config, db, resume=resume, progress=progress)
+    except KeyboardInterrupt:
+        click.echo(
+            f"sitemapkit: interrupted; the crawl is saved in {db}: "
+            f"continue it with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
+            err=True,
+        )
+        ctx.exit(ExitStatus.INTERRUPTED)
+    except StoreError as exc:
+        raise click.UsageError(str(exc)) from exc
+    elapsed = result.stats.elapsed
+    for line in summary_lines(result, elapsed):
+        click.echo(line)
+    written, notes = write_output(
+        db,
+        out_dir,
+        base_url=base_url or default_base_url(db),
+        gzip=gzip,
+        images=config.images,
+        other_hosts=bool(config.subdomains or config.allow_hosts),
+    )
+    files = getattr(written, "files", [])
+    click.echo(f"wrote {', '.join(str(f) for f in files)}; crawl state in {db}")
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    robots_line = getattr(written, "robots_line", None)
+    if robots_line:
+        click.echo(f"robots.txt line: {robots_line}")
+    if not result.start_ok:
+        click.echo(
+            f"sitemapkit: error: the start URL {result.start_url} failed: {result.start_problem}",
+            err=True,
+        )
+        ctx.exit(ExitStatus.ERROR)
+    ctx.exit(ExitStatus.OK)

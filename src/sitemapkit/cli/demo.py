@@ -1,0 +1,117 @@
+"""``sitemapkit demo``: the README's main job, with nothing to set up.
+
+Serves the bundled demo site (Northwind Lamps: a few dozen pages with the
+usual pitfalls — robots rules, noindex, canonicals, redirects and loops,
+a calendar trap, faceted filters, non-ASCII paths, a slow page) on
+127.0.0.1, crawls it with the default, polite settings plus ``--images``, and
+writes into ``--out``: the sitemap set, the crawl database and the inventory.
+The result is checked against the demo's published expected results, so the
+summary says plainly whether the crawl got every page right.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+import click
+
+from sitemapkit.cli.crawl import DB_NAME, Progress, run_crawl, summary_lines, write_output
+from sitemapkit.cli.inventory import export_inventory
+from sitemapkit.cli.status import ExitStatus
+from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.engine import CrawlResult
+from sitemapkit.store.sqlite import iter_page_records
+
+INVENTORY_NAME = "inventory.csv"
+
+
+def draw_visual_map(db: Path, out_dir: Path) -> Path:
+    """Draw ``out_dir/site-map.html`` from the crawl in ``db``.
+
+    The map is drawn from the stored crawl, not from the engine's memory, so
+    it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
+    """
+    from sitemapkit.store.sqlite import iter_page_records
+    from sitemapkit.visual.page import write_visual_map
+
+    return write_visual_map(
+        iter_page_records(db),
+        out_dir / "site-map.html",
+        title="Northwind Lamps (demo)",
+        source_kind="crawl",
+    )
+
+
+def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
+    """Differences between this crawl and the demo's expected results (empty: all right)."""
+    from sitemapkit.demo import expected
+
+    problems: list[str] = []
+    want = expected.sitemap_urls(base)
+    problems.extend(f"missing from the sitemap: {u}" for u in sorted(want - sitemap_urls))
+    problems.extend(f"wrongly in the sitemap: {u}" for u in sorted(sitemap_urls - want))
+    reasons = {r.url: r.reason for r in iter_page_records(db)}
+    for url, reason in sorted(expected.excluded(base).items()):
+        if reasons.get(url) != reason:
+            problems.append(f"{url}: expected {reason}, got {reasons.get(url)}")
+    return problems
+
+
+def _sitemap_locs(out_dir: Path) -> set[str]:
+    from sitemapkit.sitemap.reader import iter_entries
+
+    return {entry.loc for entry in iter_entries(str(out_dir / "sitemap.xml"))}
+
+
+@click.command("demo")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Folder for the sitemap, crawl database and inventory.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Demo server port.")
+@click.pass_context
+def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
+    """Serve the bundled demo site on 127.0.0.1, crawl it, write its sitemap and inventory."""
+    from sitemapkit.demo.server import serve_demo
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    db = out_dir / DB_NAME
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(str(db) + suffix).unlink()
+    with serve_demo("127.0.0.1", port) as base:
+        click.echo(f"demo site served at {base}")
+        config = CrawlConfig(base, images=True)
+        try:
+            result: CrawlResult = run_crawl(config, db, progress=Progress(sys.stderr))
+        except KeyboardInterrupt:
+            click.echo("sitemapkit: interrupted", err=True)
+            ctx.exit(ExitStatus.INTERRUPTED)
+        for line in summary_lines(result, result.stats.elapsed):
+            click.echo(line)
+        written, notes = write_output(
+            db, out_dir, base_url=base, gzip=False, images=True, other_hosts=False
+        )
+        rows = export_inventory(db, out_dir / INVENTORY_NAME)
+        problems = check_expected(base, db, _sitemap_locs(out_dir))
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    files = [str(f) for f in getattr(written, "files", [])]
+    click.echo(f"sitemap:   {', '.join(files)}")
+    click.echo(f"inventory: {out_dir / INVENTORY_NAME} ({rows:,} URLs with their fate)")
+    click.echo(f"crawl db:  {db} (try: sitemapkit crawl --db {db} --why URL)")
+    drawn = draw_visual_map(db, out_dir)
+    click.echo(f"visual map: {drawn}")
+    if problems:
+        click.echo(f"the crawl differs from the demo's expected result in {len(problems)} ways:")
+        for problem in problems[:20]:
+            click.echo(f"  {problem}")
+        ctx.exit(ExitStatus.ERROR)
+    click.echo("checked against the demo's expected result: every URL and reason matches")
+    ctx.exit(ExitStatus.OK if result.start_ok else ExitStatus.ERROR)

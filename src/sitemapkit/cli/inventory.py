@@ -1,0 +1,136 @@
+"""``sitemapkit inventory DB``: every URL a crawl saw, with its fate, as CSV or JSON Lines.
+
+The inventory is the other half of a crawl's answer: the sitemap says what is
+in, this says what is out and why (``noindex``, ``canonicalised-to``,
+``http-404`` ...).  Rows stream from the database, so a crawl of millions of
+URLs exports in constant memory.  With ``-o FILE`` the file is written under a
+temporary name and renamed, so a reader never sees half an export.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import click
+
+from sitemapkit.cli.status import ExitStatus
+from sitemapkit.fileio import atomic_open
+from sitemapkit.model import PageRecord
+from sitemapkit.store.sqlite import is_crawl_db, iter_page_records
+
+COLUMNS = (
+    "url",
+    "status",
+    "depth",
+    "title",
+    "canonical",
+    "indexable",
+    "reason",
+    "detail",
+    "inlinks",
+    "outlinks",
+    "lastmod",
+    "lastmod_source",
+    "content_type",
+    "redirect_to",
+    "found_from",
+)
+
+
+def record_row(record: PageRecord) -> dict[str, object]:
+    """One inventory row (the columns of :data:`COLUMNS`)."""
+    return {
+        "url": record.url,
+        "status": record.status,
+        "depth": record.depth,
+        "title": record.title,
+        "canonical": record.canonical,
+        "indexable": record.indexable,
+        "reason": record.reason,
+        "detail": record.extra.get("detail"),
+        "inlinks": record.inlinks,
+        "outlinks": record.outlinks,
+        "lastmod": record.lastmod,
+        "lastmod_source": record.lastmod_source,
+        "content_type": record.content_type,
+        "redirect_to": record.redirect_to,
+        "found_from": record.extra.get("found_from"),
+    }
+
+
+#: A cell starting with one of these is a formula to Excel, LibreOffice and Sheets.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: object) -> object:
+    """A CSV cell; text a spreadsheet would run as a formula gets a leading ``'``.
+
+    Titles come from hostile pages: ``=HYPERLINK(...)`` must stay text when the
+    inventory is opened in a spreadsheet (OWASP "CSV injection").  JSON Lines
+    output is left exact.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> int:
+    """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
+    n = 0
+    if fmt == "csv":
+        writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for record in records:
+            row = record_row(record)
+            row["indexable"] = "yes" if record.indexable else "no"
+            writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+            n += 1
+    else:
+        for record in records:
+            out.write(json.dumps(record_row(record), ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
+    """Write the inventory of ``db`` to ``target`` atomically; return the row count."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(target, "w", what="the inventory") as fh:
+        return write_inventory(iter_page_records(db), fh, fmt)
+
+
+@click.command("inventory")
+@click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "jsonl"]),
+    default="csv",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to FILE instead of standard output ('-').",
+)
+@click.pass_context
+def inventory(ctx: click.Context, db: Path, fmt: str, output: Path | None) -> None:
+    """Export every URL the crawl in DB saw: status, depth, title, canonical, reason, inlinks."""
+    if not db.is_file() or not is_crawl_db(db):
+        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        ctx.exit(ExitStatus.USAGE)
+    if output is None or str(output) == "-":
+        write_inventory(iter_page_records(db), sys.stdout, fmt)
+    else:
+        n = export_inventory(db, output, fmt)
+        click.echo(f"wrote {n:,} rows to {output}", err=True)
+    ctx.exit(ExitStatus.OK)

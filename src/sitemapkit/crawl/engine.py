@@ -1,0 +1,623 @@
+"""The crawl: frontier -> politeness -> fetch -> extract -> decision -> store.
+
+Shape, and why:
+
+* **The store is the frontier.**  Workers get URLs from an in-memory queue that
+  a feeder refills, a few hundred at a time, from the store's ``QUEUED`` rows
+  (shallowest first, so depths are true BFS depths).  Nothing grows with the
+  site in Python: the seen-set is the store's unique index.
+* **One event loop, one SQLite connection.**  Writes land in the current
+  transaction and a ticker commits it a few times a second; a crash loses at
+  most that batch, whose URLs are still ``QUEUED``/``CLAIMED`` and are fetched
+  again on ``--resume``.
+* **Redirects are followed by the worker itself**, hop by hop, so each hop is
+  recorded, scope- and robots-checked, and loops and long chains are caught.
+  The final URL is the one that can enter the sitemap; the 3xx sources are in
+  the inventory with reason ``redirect``.
+* **Every URL ends with a decision** (the ``reason`` column): the sitemap is
+  the set of pages without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import aiohttp
+
+from sitemapkit.crawl.config import CrawlConfig, ScopeRule
+from sitemapkit.crawl.extract import PageFacts, extract_page
+from sitemapkit.crawl.fetch import Fetcher, Response, make_session
+from sitemapkit.crawl.heap import BIG_BODY, trim_heap
+from sitemapkit.crawl.politeness import Politeness, origin_of
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits
+from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
+from sitemapkit.errors import StoreError
+from sitemapkit.limits import MAX_REDIRECTS
+from sitemapkit.model import Image, UrlEntry
+from sitemapkit.store.base import Claimed, LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.sqlite import SqliteStore
+
+#: MIME types we parse as HTML pages (a missing type is sniffed).
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+#: Link kinds that lead to more pages (``frame`` sources are recorded, not crawled).
+_FOLLOW_KINDS = frozenset({"a", "area", "meta-refresh"})
+#: Seconds between commits of the write batch (and progress reports).
+COMMIT_EVERY = 0.5
+#: Seconds between saves of the trap guard's counters into the store.
+SAVE_TRAPS_EVERY = 15.0
+
+
+class TrapChecker(Protocol):
+    """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
+
+    def check(self, url: str, depth: int) -> str | None: ...
+    def to_state(self) -> dict[str, Any]: ...
+
+
+def _trap_guard(config: CrawlConfig, state: str | None) -> TrapChecker:
+    limits = TrapLimits() if config.max_depth is None else TrapLimits(max_depth=config.max_depth)
+    if state is None:
+        return TrapGuard(limits)
+    return TrapGuard.from_state(json.loads(state), limits)
+
+
+def query_policy(mode: str) -> QueryPolicy:
+    """The :class:`QueryPolicy` of a ``--query`` mode (``sort``, ``keep``, ``drop``)."""
+    if mode == "drop":
+        return QueryPolicy(drop_all=True)
+    return QueryPolicy(order="keep" if mode == "keep" else "sort")
+
+
+def _wants_body(mime: str | None) -> bool:
+    return mime is None or mime in HTML_TYPES
+
+
+def _looks_like_html(body: bytes) -> bool:
+    head = body[:1024].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html")) or b"<html" in head
+
+
+@dataclass(slots=True)
+class CrawlStats:
+    """Live counters for progress and the final summary."""
+
+    started: float = field(default_factory=time.monotonic)
+    #: URLs taken from the frontier (what ``max_pages`` counts).
+    taken: int = 0
+    #: HTTP requests for pages (a redirect chain makes several).
+    fetched: int = 0
+    pages: int = 0
+    errors: int = 0
+    in_sitemap: int = 0
+    #: URLs claimed and waiting in memory for a worker.
+    queued: int = 0
+    #: URLs waiting in the store's frontier (refreshed with the progress line).
+    frontier: int = 0
+    active: int = 0
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    @property
+    def rate(self) -> float:
+        elapsed = self.elapsed
+        return self.fetched / elapsed if elapsed > 0 else 0.0
+
+
+@dataclass(slots=True)
+class CrawlResult:
+    """How the crawl went; the details are in the store."""
+
+    start_url: str
+    start_ok: bool
+    start_problem: str | None
+    stats: CrawlStats
+    stopped_by: str | None
+    counts: dict[str, int]
+    reasons: dict[str, int]
+    #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
+    trap_examples: dict[str, list[str]] = field(default_factory=dict)
+
+
+class Crawler:
+    """One crawl of one site into one store.  Use :meth:`run` (or :func:`crawl`)."""
+
+    def __init__(
+        self,
+        config: CrawlConfig,
+        store: SqliteStore,
+        *,
+        session: aiohttp.ClientSession | None = None,
+        progress: Callable[[CrawlStats], None] | None = None,
+        backoff_base: float = 1.0,
+        traps: TrapChecker | None = None,
+    ) -> None:
+        self.config = config.validate()
+        self.store = store
+        self._session = session
+        self._progress = progress
+        self._backoff_base = backoff_base
+        self.policy = query_policy(config.query)
+        self.scope = ScopeRule(config)
+        self.stats = CrawlStats()
+        self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
+        self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
+        self._wake = asyncio.Event()
+        self._stop_reason: str | None = None
+        self._start_id: int | None = None
+        self._start_problem: str | None = "not fetched"
+        self._start_ok = False
+        self._fetcher: Fetcher
+        self._polite: Politeness
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _prepare(self, resume: bool) -> str:
+        store = self.store
+        start = normalize(self.config.start_url, policy=self.policy)
+        if start is None:
+            raise StoreError(f'start URL "{self.config.start_url}" cannot be crawled')
+        known = store.get_meta("start_url")
+        if resume:
+            if known is None:
+                raise StoreError(f"{store.path}: nothing to resume (no crawl was started here)")
+            released = store.release_claims()
+            store.set_meta("resumed", str(int(store.get_meta("resumed") or "0") + 1))
+            store.set_meta("released_on_resume", str(released))
+            traps = store.get_meta("traps")
+            if traps:
+                self.traps = _trap_guard(self.config, traps)
+            for origin in (store.get_meta("scope_origins") or "").split():
+                self.scope.adopt(origin)
+            start_row = store.add_urls([NewUrl(known, 0, None)])
+            self._start_id = start_row[known][0]
+            self._load_start_state()
+            return known
+        if known is not None:
+            raise StoreError(
+                f"{store.path}: already holds a crawl of {known}; use --resume or another --db"
+            )
+        store.set_meta("schema", "sitemapkit-crawl")
+        store.set_meta("start_url", start)
+        store.set_meta("config", self.config.to_json())
+        store.set_meta("started_at", str(time.time()))
+        store.set_meta("state", "running")
+        ids = store.add_urls([NewUrl(start, 0, None)])
+        self._start_id = ids[start][0]
+        store.commit()
+        return start
+
+    def _load_start_state(self) -> None:
+        row = self.store._conn.execute(
+            "SELECT state, status, reason FROM urls WHERE id = ?", (self._start_id,)
+        ).fetchone()
+        if row is not None and row[0] == UrlState.DONE:
+            self._start_ok = row[1] is not None and int(row[1]) < 400
+            self._start_problem = None if self._start_ok else str(row[2])
+
+    # -- running --------------------------------------------------------------------------
+    async def run(self, *, resume: bool = False) -> CrawlResult:
+        start = self._prepare(resume)
+        own_session = self._session is None
+        session = self._session or make_session(self.config)
+        self._fetcher = Fetcher(
+            session,
+            max_body=self.config.max_body,
+            retries=self.config.retries,
+            max_retry_wait=self.config.max_retry_wait,
+            backoff_base=self._backoff_base,
+            total_timeout=self.config.read_timeout * 2 + self.config.connect_timeout,
+        )
+        self._polite = Politeness(
+            self._fetcher,
+            user_agent=self.config.user_agent,
+            respect_robots=self.config.respect_robots,
+            per_host=self.config.per_host,
+            rate=self.config.rate,
+        )
+        workers: list[asyncio.Task[None]] = []
+        ticker: asyncio.Task[None] | None = None
+        finished = False
+        try:
+            if self.config.seed_from_sitemaps:
+                await self._seed_from_sitemaps(start, session)
+            ticker = asyncio.create_task(self._tick())
+            workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
+            await self._feed()
+            await self._queue.join()
+            finished = True
+        finally:
+            for task in workers:
+                task.cancel()
+            if ticker is not None:
+                ticker.cancel()
+            for task in [*workers, *([ticker] if ticker else [])]:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if own_session:
+                await session.close()
+            self._close(finished)
+        return self._result(start)
+
+    def _close(self, finished: bool) -> None:
+        store = self.store
+        # Whatever was handed out but not finished goes back to the queue.
+        store.release_claims()
+        store.set_meta("traps", json.dumps(self.traps.to_state()))
+        store.set_meta("scope_origins", " ".join(self.scope.origins))
+        if finished:
+            state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
+        else:
+            state = "interrupted"
+        store.set_meta("state", state)
+        store.set_meta("ended_at", str(time.time()))
+        store.commit()
+
+    def _result(self, start: str) -> CrawlResult:
+        counts = self.store.counts()
+        reasons: dict[str, int] = {}
+        for reason, n in self.store._conn.execute(
+            "SELECT COALESCE(reason, CASE WHEN state IN (0, 1) THEN 'not-crawled' END), COUNT(*) "
+            "FROM urls WHERE indexable = 0 GROUP BY 1"
+        ):
+            reasons[str(reason)] = int(n)
+        self.stats.in_sitemap = counts.get("indexable", 0)
+        return CrawlResult(
+            start_url=start,
+            start_ok=self._start_ok,
+            start_problem=self._start_problem,
+            stats=self.stats,
+            stopped_by=self._stop_reason,
+            counts=counts,
+            reasons=reasons,
+            trap_examples=self._trap_examples(),
+        )
+
+    def _trap_examples(self) -> dict[str, list[str]]:
+        examples = getattr(self.traps, "examples", None)
+        if examples is None:
+            return {}
+        found: dict[str, list[str]] = examples()
+        return {code: urls for code, urls in found.items() if code.startswith("trap-")}
+
+    async def _tick(self) -> None:
+        last_traps = time.monotonic()
+        while True:
+            await asyncio.sleep(COMMIT_EVERY)
+            now = time.monotonic()
+            if now - last_traps > SAVE_TRAPS_EVERY:
+                self.store.set_meta("traps", json.dumps(self.traps.to_state()))
+                last_traps = now
+            self.store.commit()
+            if self._progress is not None:
+                self.stats.frontier = self.store.queued()
+                self._progress(self.stats)
+
+    def _limit_reached(self) -> str | None:
+        cfg = self.config
+        if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
+            return "max-pages"
+        if cfg.max_duration is not None and self.stats.elapsed >= cfg.max_duration:
+            return "max-duration"
+        return None
+
+    async def _feed(self) -> None:
+        batch = max(2 * self.config.concurrency, 64)
+        low = max(self.config.concurrency, 16)
+        while True:
+            limit = self._limit_reached()
+            if limit is not None:
+                self._stop_reason = limit
+                if limit != "max-pages":  # claimed URLs count as pages: let them finish
+                    self._drain_queue()
+                return
+            if self._queue.qsize() < low:
+                want = batch
+                if self.config.max_pages is not None:
+                    want = min(want, self.config.max_pages - self.stats.taken)
+                claimed = self.store.claim(want) if want > 0 else []
+                self.stats.taken += len(claimed)
+                for item in claimed:
+                    self._queue.put_nowait(item)
+                self.stats.queued = self._queue.qsize()
+                if not claimed and self.stats.active == 0 and self._queue.empty():
+                    return
+                if claimed:
+                    continue
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await self._wake.wait()
+
+    def _drain_queue(self) -> None:
+        while not self._queue.empty():
+            self._queue.get_nowait()
+            self._queue.task_done()
+
+    async def _worker(self) -> None:
+        queue = self._queue
+        while True:
+            item = await queue.get()
+            self.stats.active += 1
+            try:
+                await self._process(item)
+            finally:
+                self.stats.active -= 1
+                queue.task_done()
+                self._wake.set()
+
+    # -- one URL --------------------------------------------------------------------------
+    async def _process(self, item: Claimed) -> None:
+        if not await self._polite.allowed(item.url):
+            self._finish(item, Outcome(reason="blocked-by-robots"))
+            return
+        chain: list[Claimed] = [item]
+        current = item
+        while True:
+            async with self._polite.slot(origin_of(current.url)):
+                response = await self._fetcher.get(current.url, want_body=_wants_body)
+            self.stats.fetched += 1
+            if not response.is_redirect:
+                self._page(current, response)
+                return
+            target = normalize(response.location or "", policy=self.policy)
+            status = int(response.status or 0)
+            self.store.add_redirect(item.id, len(chain), target or str(response.location), status)
+            outcome = Outcome(
+                status=status,
+                reason="redirect",
+                redirect_to=target or response.location,
+                fetched_at=time.time(),
+            )
+            if target is None:
+                outcome.reason = "redirect-invalid"
+                self._finish(current, outcome)
+                return
+            if current.id == self._start_id and not self.scope.check(target):
+                # The site lives elsewhere (http -> https, bare -> www): follow it there.
+                self.scope.adopt(target)
+                self.store.set_meta("site_origin", origin_of(target))
+            if any(c.url == target for c in chain):
+                for c in chain:
+                    loop = Outcome(
+                        status=outcome.status if c is current else None,
+                        reason="redirect-loop",
+                        redirect_to=target if c is current else None,
+                        detail=" -> ".join([*(x.url for x in chain), target]),
+                        fetched_at=outcome.fetched_at,
+                    )
+                    self._finish(c, loop, keep_status=c is not current)
+                return
+            if len(chain) > MAX_REDIRECTS:
+                # Too long: every hop is marked, the chain's start first in the inventory.
+                detail = f"more than {MAX_REDIRECTS} redirects from {item.url}"
+                for c in chain:
+                    self._finish(
+                        c,
+                        Outcome(
+                            status=outcome.status if c is current else None,
+                            reason="redirect-chain",
+                            redirect_to=target if c is current else None,
+                            detail=detail,
+                            fetched_at=outcome.fetched_at,
+                        ),
+                        keep_status=c is not current,
+                    )
+                return
+            self._finish(current, outcome)
+            known = self.store.lookup([target]).get(target)
+            if known is not None:
+                # Already seen: it was, or will be, crawled (and judged) on its own.
+                self._link(current.id, [(known[0], False, "redirect")])
+                if known[1] == UrlState.HELD:
+                    self.store.requeue([(known[0], current.depth)])
+                return
+            decided = self._judge(target, current.depth)
+            if decided is not None:
+                ids = self.store.add_urls(
+                    [NewUrl(target, current.depth, current.id, UrlState.DONE, *decided)]
+                )
+                self._link(current.id, [(ids[target][0], False, "redirect")])
+                return
+            nxt = self.store.claim_url(target, current.depth, current.id)
+            if nxt is None:  # pragma: no cover - looked up just above, same thread
+                return
+            self._link(current.id, [(nxt.id, False, "redirect")])
+            if not await self._polite.allowed(target):
+                self._finish(nxt, Outcome(reason="blocked-by-robots"))
+                return
+            chain.append(nxt)
+            current = nxt
+
+    def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
+        """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
+        if not self.scope.check(url):
+            return ("out-of-scope", None)
+        trap = self.traps.check(url, depth)
+        if trap is not None:
+            return (trap, None)
+        return None
+
+    def _finish(self, item: Claimed, outcome: Outcome, *, keep_status: bool = False) -> None:
+        if keep_status:
+            self.store._conn.execute(
+                "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
+                (outcome.reason, outcome.detail, item.id),
+            )
+        else:
+            self.store.finish(item.id, outcome)
+        if item.id == self._start_id:
+            status = outcome.status
+            self._start_ok = (
+                status is not None
+                and status < 400
+                and outcome.reason
+                in (
+                    None,
+                    "redirect",
+                    "noindex",
+                    "canonicalised-to",
+                    "not-html",
+                )
+            )
+            self._start_problem = None if self._start_ok else (outcome.reason or "failed")
+
+    def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
+        self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
+
+    def _page(self, item: Claimed, response: Response) -> None:
+        now = time.time()
+        self.stats.pages += 1
+        if response.error is not None:
+            self.stats.errors += 1
+            self._finish(
+                item, Outcome(reason=response.error, detail=response.error_detail, fetched_at=now)
+            )
+            return
+        status = int(response.status or 0)
+        out = Outcome(
+            status=status,
+            content_type=response.content_type,
+            bytes=len(response.body),
+            fetched_at=now,
+        )
+        if status != 200:
+            if status >= 500 or status == 429:
+                self.stats.errors += 1
+            out.reason = f"http-{status}"
+            self._finish(item, out)
+            return
+        mime = response.content_type
+        if mime not in HTML_TYPES and not (mime is None and _looks_like_html(response.body)):
+            out.reason = "not-html"
+            self._finish(item, out)
+            return
+        facts = extract_page(
+            response.body, url=item.url, headers=response.headers, policy=self.policy
+        )
+        if len(response.body) >= BIG_BODY:
+            trim_heap()
+        out.title = facts.title
+        out.canonical = facts.canonical
+        out.lastmod = facts.lastmod
+        out.lastmod_source = facts.lastmod_source
+        if response.truncated:
+            out.reason = "too-large"
+            out.detail = f"body larger than {self.config.max_body} bytes"
+        elif facts.meta_refresh is not None and facts.meta_refresh != item.url:
+            # An instant meta refresh is a redirect to search engines: the target counts.
+            out.reason = "redirect"
+            out.redirect_to = facts.meta_refresh
+        elif facts.noindex:
+            out.reason = "noindex"
+        elif not facts.self_canonical and facts.canonical != item.url:
+            out.reason = "canonicalised-to"
+            out.detail = facts.canonical
+        else:
+            out.indexable = True
+            out.alternates = facts.alternates
+            if self.config.images:
+                out.images = facts.images
+        out.outlinks = len(facts.links)
+        self._finish(item, out)
+        if out.indexable:
+            self.stats.in_sitemap += 1
+        self._discover(item, facts)
+
+    def _discover(self, item: Claimed, facts: PageFacts) -> None:
+        depth = item.depth + 1
+        follow_all = self.config.follow_nofollow
+        page_nofollow = facts.nofollow and not follow_all
+        # url -> (nofollow, kind, followable); first occurrence names the kind.
+        found: dict[str, tuple[bool, str, bool]] = {}
+        for link in facts.links:
+            nofollow = link.nofollow or facts.nofollow
+            followable = link.kind in _FOLLOW_KINDS and (
+                follow_all or not (link.nofollow or page_nofollow)
+            )
+            found[link.url] = (nofollow, link.kind, followable)
+        if facts.canonical is not None and facts.canonical not in found:
+            found[facts.canonical] = (False, "canonical", True)
+        for alt in facts.alternates:
+            if alt.href not in found:
+                found[alt.href] = (False, "alternate", True)
+        found.pop(item.url, None)
+        if not found:
+            return
+        store = self.store
+        ids = store.lookup(list(found))
+        rows: list[NewUrl] = []
+        for url, (_nofollow, _kind, followable) in found.items():
+            if url in ids:
+                continue
+            # Judged once, when first seen: trap counters must not count repeats.
+            decided = self._judge(url, depth)
+            if decided is not None:
+                rows.append(NewUrl(url, depth, item.id, UrlState.DONE, *decided))
+            elif not followable:
+                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow-only"))
+            else:
+                rows.append(NewUrl(url, depth, item.id))
+        if rows:
+            ids.update(store.add_urls(rows))
+        held_to_queue: list[tuple[int, int]] = []
+        link_rows: list[LinkRow] = []
+        for url, (nofollow, kind, followable) in found.items():
+            hit = ids.get(url)
+            if hit is None:
+                continue
+            url_id, state = hit
+            link_rows.append(LinkRow(url_id, nofollow, kind))
+            if followable and state == UrlState.HELD:
+                held_to_queue.append((url_id, depth))
+        store.add_links(item.id, link_rows)
+        if held_to_queue:
+            store.requeue(held_to_queue)
+
+    async def _seed_from_sitemaps(self, start: str, session: aiohttp.ClientSession) -> None:
+        """Queue the URLs of the site's own sitemaps (found through robots.txt) at depth 1."""
+        from sitemapkit.crawl.seed import sitemap_urls
+
+        origin = origin_of(start)
+        await self._polite.robots(origin)
+        listed = self._polite.sitemaps.get(origin) or [origin + "/sitemap.xml"]
+        batch: list[NewUrl] = []
+        async for url in sitemap_urls(listed, session=session, policy=self.policy):
+            decided = self._judge(url, 1)
+            if decided is None:
+                batch.append(NewUrl(url, 1, self._start_id))
+            if len(batch) >= 500:
+                self.store.add_urls(batch)
+                batch.clear()
+        if batch:
+            self.store.add_urls(batch)
+        self.store.commit()
+
+
+def sitemap_entries(store: SqliteStore, *, images: bool = False) -> Iterator[UrlEntry]:
+    """The crawl's sitemap as :class:`UrlEntry` values, in discovery order."""
+    for row in store.sitemap_rows():
+        yield UrlEntry(
+            loc=row.url,
+            lastmod=row.lastmod,
+            alternates=row.alternates,
+            images=tuple(Image(loc) for loc in row.images) if images else (),
+        )
+
+
+async def crawl(
+    config: CrawlConfig,
+    store: SqliteStore,
+    *,
+    resume: bool = False,
+    session: aiohttp.ClientSession | None = None,
+    progress: Callable[[CrawlStats], None] | None = None,
+) -> CrawlResult:
+    """Crawl ``config.start_url`` into ``store`` (or continue the crawl it holds)."""
+    return await Crawler(config, store, session=session, progress=progress).run(resume=resume)

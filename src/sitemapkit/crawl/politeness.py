@@ -1,0 +1,168 @@
+"""Being a good guest: robots.txt once per origin, Crawl-delay, per-host limits and rate.
+
+Why a separate module: the rules are per *origin* (scheme, host, port), while
+the engine thinks in URLs.  :class:`Politeness` keeps one small
+:class:`_Origin` per origin — a future for its robots.txt that every worker
+awaits (so it is fetched exactly once, while the others wait), a semaphore for
+the per-host concurrency, and the next moment a request may start (the rate
+and ``Crawl-delay``).  The number of origins of one crawl is small, so this
+state is the only per-host memory the crawl keeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from sitemapkit.crawl.fetch import Fetcher
+
+#: We do not wait longer than this between two requests, whatever Crawl-delay says.
+MAX_CRAWL_DELAY = 30.0
+#: Seconds after which an unreachable (5xx, 429, network error) robots.txt is asked again.
+ROBOTS_RETRY_AFTER = 60.0
+#: robots.txt bodies larger than this are cut (Google reads 500 KiB).
+MAX_ROBOTS_BYTES = 512 * 1024
+
+
+class RobotsRules(Protocol):
+    """What the crawl needs from a parsed robots.txt (see :mod:`sitemapkit.crawl.robots`)."""
+
+    def allowed(self, url: str, ua: str) -> bool: ...
+    def crawl_delay(self, ua: str) -> float | None: ...
+    @property
+    def sitemaps(self) -> Sequence[str]: ...
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalised URL (plain string work: called per fetch)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}"
+    end = len(rest)
+    for ch in "/?#":
+        i = rest.find(ch)
+        if 0 <= i < end:
+            end = i
+    return f"{scheme}://{rest[:end]}"
+
+
+def robots_token(user_agent: str) -> str:
+    """The product token robots.txt groups are matched on (``sitemapkit``)."""
+    token = user_agent.split("/", 1)[0].split(" ", 1)[0].strip()
+    return token or user_agent
+
+
+class _Origin:
+    __slots__ = ("delay", "last_start", "pace", "robots", "robots_at", "sem")
+
+    def __init__(self, per_host: int) -> None:
+        self.robots: asyncio.Future[RobotsRules | None] | None = None
+        self.robots_at = 0.0
+        self.sem = asyncio.Semaphore(per_host)
+        #: when the last paced request actually started (loop time), and the lock
+        #: that makes pacing measure real starts rather than reservations, so a
+        #: late-waking task can never bring the next request closer than the delay
+        self.last_start = float("-inf")
+        self.pace = asyncio.Lock()
+        self.delay = 0.0
+
+
+class Politeness:
+    """Per-origin robots.txt, concurrency and pacing for one crawl."""
+
+    def __init__(
+        self,
+        fetcher: Fetcher,
+        *,
+        user_agent: str,
+        respect_robots: bool = True,
+        per_host: int = 8,
+        rate: float | None = None,
+    ) -> None:
+        self.fetcher = fetcher
+        self.user_agent = user_agent
+        self.token = robots_token(user_agent)
+        self.respect_robots = respect_robots
+        self.per_host = per_host
+        self.interval = 0.0 if not rate else 1.0 / rate
+        self._origins: dict[str, _Origin] = {}
+        #: Sitemaps each origin's robots.txt lists (for ``--seed-from-sitemaps``).
+        self.sitemaps: dict[str, list[str]] = {}
+        self.robots_fetched = 0
+
+    def _origin(self, origin: str) -> _Origin:
+        state = self._origins.get(origin)
+        if state is None:
+            state = _Origin(self.per_host)
+            state.delay = self.interval
+            self._origins[origin] = state
+        return state
+
+    async def robots(self, origin: str) -> RobotsRules | None:
+        """The origin's robots rules, fetched once; ``None`` when robots are ignored."""
+        if not self.respect_robots:
+            return None
+        state = self._origin(origin)
+        if state.robots is not None and state.robots.done() and not state.robots.exception():
+            done = state.robots.result()
+            stale = asyncio.get_running_loop().time() - state.robots_at > ROBOTS_RETRY_AFTER
+            if done is not None and getattr(done, "retry", False) and stale:
+                state.robots = None  # unreachable last time: RFC 9309 says try again later
+        if state.robots is None:
+            state.robots = asyncio.get_running_loop().create_future()
+            try:
+                rules = await self._fetch_robots(origin)
+            except BaseException as exc:
+                state.robots.set_exception(exc)
+                state.robots.exception()  # consumed: the first caller re-raises below
+                state.robots = None
+                raise
+            state.robots.set_result(rules)
+            state.robots_at = asyncio.get_running_loop().time()
+            delay = rules.crawl_delay(self.token)
+            if delay:
+                state.delay = max(state.delay, min(float(delay), MAX_CRAWL_DELAY))
+            return rules
+        return await asyncio.shield(state.robots)
+
+    async def _fetch_robots(self, origin: str) -> RobotsRules:
+        from sitemapkit.crawl.robots import RobotsPolicy
+
+        url = origin + "/robots.txt"
+        # robots.txt may redirect (http -> https is common); RFC 9309 says follow up to 5.
+        response = await self.fetcher.get(url)
+        hops = 0
+        while response.is_redirect and hops < 5 and response.location:
+            hops += 1
+            response = await self.fetcher.get(response.location)
+        self.robots_fetched += 1
+        body = response.body[:MAX_ROBOTS_BYTES]
+        status = response.status
+        if response.error is not None or response.is_redirect:
+            status = None  # unreachable: RFC 9309 says disallow everything
+        rules: RobotsRules = RobotsPolicy.from_response(status, body, url=url)
+        self.sitemaps[origin] = list(rules.sitemaps)
+        return rules
+
+    async def allowed(self, url: str) -> bool:
+        rules = await self.robots(origin_of(url))
+        return True if rules is None else rules.allowed(url, self.token)
+
+    @asynccontextmanager
+    async def slot(self, origin: str) -> AsyncIterator[None]:
+        """Hold one of the origin's connections, starting no earlier than its pace allows."""
+        state = self._origin(origin)
+        async with state.sem:
+            if state.delay > 0:
+                loop = asyncio.get_running_loop()
+                async with state.pace:
+                    wait = state.last_start + state.delay - loop.time()
+                    while wait > 0:
+                        await asyncio.sleep(wait)
+                        wait = state.last_start + state.delay - loop.time()
+                    state.last_start = loop.time()
+            yield

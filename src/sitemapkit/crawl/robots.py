@@ -1,0 +1,146 @@
+"""robots.txt as a policy value: what one origin lets us fetch, per RFC 9309.
+
+:meth:`RobotsPolicy.from_response` turns the outcome of fetching ``/robots.txt``
+into a decision the engine can ask, without knowing the rules of the RFC:
+
+===========================  ===========================================================
+fetch outcome                policy
+===========================  ===========================================================
+2xx                          the rules of the file (protego: Google's ``*`` and ``$``,
+                             longest match wins, ``Allow`` wins a tie)
+3xx (redirects exhausted)    allow all (RFC 9309 2.3.1.2: no file after 5 redirects)
+4xx except 429               allow all ("unavailable", RFC 9309 2.3.1.3)
+429, 5xx, unreachable        disallow all, ``retry=True`` ("unreachable", 2.3.1.4): the
+                             engine fetches robots.txt again later
+===========================  ===========================================================
+
+Only the first 500 KiB are parsed (RFC 9309 2.5 allows a limit of at least 500 KiB;
+Google uses exactly that), a UTF-8 BOM is removed first (protego would read it as part
+of the first line and lose a ``User-agent`` record), and invalid UTF-8 is replaced
+rather than refused.  ``/robots.txt`` itself is always allowed (2.2.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+from sitemapkit.crawl.urlnorm import normalize
+
+__all__ = ["MAX_ROBOTS_BYTES", "RobotsPolicy"]
+
+#: Bytes of robots.txt parsed; the rest is ignored (RFC 9309 2.5, Google's 500 KiB).
+MAX_ROBOTS_BYTES: Final = 500 * 1024
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RobotsPolicy:
+    """The robots.txt verdicts for one origin.
+
+    ``mode`` is ``"rules"`` (a parsed file), ``"allow-all"`` or ``"disallow-all"``;
+    ``retry`` is true when the file was unreachable and should be fetched again;
+    ``reason`` says in words why this policy holds (for the inventory and ``--why``).
+    ``sitemaps`` are the absolute ``Sitemap:`` URLs; relative or non-http ones are kept
+    in ``invalid_sitemaps`` so they can be reported instead of silently dropped.
+    """
+
+    url: str
+    mode: str
+    reason: str
+    status: int | None = None
+    retry: bool = False
+    sitemaps: tuple[str, ...] = ()
+    invalid_sitemaps: tuple[str, ...] = ()
+    truncated: bool = False
+    _parser: Any = field(default=None, repr=False)
+
+    @classmethod
+    def from_response(cls, status: int | None, body: bytes | None, *, url: str) -> RobotsPolicy:
+        """The policy for the robots.txt at ``url`` that answered ``status`` with ``body``.
+
+        ``status=None`` means no HTTP answer at all (DNS, connection, timeout).
+        """
+        if status is None:
+            return cls(url, "disallow-all", "robots.txt unreachable", None, retry=True)
+        if 200 <= status < 300:
+            return cls.parse(body or b"", url=url, status=status)
+        if 300 <= status < 400:
+            return cls(url, "allow-all", f"robots.txt redirected too often (HTTP {status})", status)
+        if status == 429 or status >= 500:
+            return cls(
+                url, "disallow-all", f"robots.txt answered HTTP {status}", status, retry=True
+            )
+        if 400 <= status < 500:
+            return cls(url, "allow-all", f"robots.txt answered HTTP {status}", status)
+        return cls(url, "disallow-all", f"robots.txt answered HTTP {status}", status, retry=True)
+
+    @classmethod
+    def parse(cls, body: bytes, *, url: str, status: int = 200) -> RobotsPolicy:
+        """The policy of a robots.txt body (bytes as served)."""
+        truncated = len(body) > MAX_ROBOTS_BYTES
+        if truncated:
+            cut = body.rfind(b"\n", 0, MAX_ROBOTS_BYTES)
+            body = body[: cut if cut > 0 else MAX_ROBOTS_BYTES]
+        if body.startswith(b"\xef\xbb\xbf"):
+            body = body[3:]
+        text = body.decode("utf-8", "replace")
+        parser = Protego.parse(text)
+        good: list[str] = []
+        bad: list[str] = []
+        for raw in parser.sitemaps:
+            value = str(raw).strip()
+            absolute = (
+                normalize(value) if value.lower().startswith(("http://", "https://")) else None
+            )
+            if absolute is None:
+                bad.append(value)
+            elif absolute not in good:
+                good.append(absolute)
+        return cls(
+            url,
+            "rules",
+            "robots.txt rules",
+            status,
+            sitemaps=tuple(good),
+            invalid_sitemaps=tuple(bad),
+            truncated=truncated,
+            _parser=parser,
+        )
+
+    @classmethod
+    def allow_all(cls, url: str = "", reason: str = "robots.txt not used") -> RobotsPolicy:
+        """A policy that allows everything (``--ignore-robots``, tests)."""
+        return cls(url, "allow-all", reason)
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        """May ``user_agent`` fetch ``url``?  ``/robots.txt`` is always allowed."""
+        if self.mode == "allow-all":
+            return True
+        try:
+            path = urlsplit(url).path
+        except ValueError:
+            return False
+        if path == "/robots.txt":
+            return True
+        if self.mode == "disallow-all":
+            return False
+        try:
+            return bool(self._parser.can_fetch(url, user_agent))
+        except (ValueError, TypeError):
+            return False
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The ``Crawl-delay`` of the group that applies to ``user_agent``, in seconds."""
+        if self._parser is None:
+            return None
+        try:
+            delay = self._parser.crawl_delay(user_agent)
+        except (ValueError, TypeError):
+            return None
+        if delay is None:
+            return None
+        value = float(delay)
+        return value if value >= 0 else None

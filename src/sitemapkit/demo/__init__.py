@@ -1,0 +1,1 @@
+"""The bundled demo site (Northwind Lamps) and its server, with the usual crawl pitfalls."""

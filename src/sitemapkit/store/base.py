@@ -1,0 +1,153 @@
+"""The :class:`CrawlStore` protocol: everything a crawl remembers, behind one small seam.
+
+The engine never holds the frontier or the seen-set in Python containers: it
+asks the store, so memory stays flat however large the site is, and a crawl
+killed at any moment can be resumed from the store alone.  SQLite is the
+default engine (:mod:`sitemapkit.store.sqlite`); another engine only has to
+implement these methods.
+
+URL states, as stored:
+
+* ``QUEUED``   – discovered, waiting to be fetched;
+* ``CLAIMED``  – handed to a worker; a crash leaves it here and ``--resume``
+  puts it back in the queue (nothing fetched is ever lost, at worst refetched);
+* ``DONE``     – decided: fetched, or refused without fetching (out of scope,
+  robots, trap ...), with its reason;
+* ``HELD``     – seen only through links we do not follow (reason ``nofollow-only``); a
+  followed link to it later moves it to ``QUEUED``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from sitemapkit.model import Alternate, PageRecord
+
+
+class UrlState(enum.IntEnum):
+    QUEUED = 0
+    CLAIMED = 1
+    DONE = 2
+    HELD = 3
+
+
+@dataclass(frozen=True, slots=True)
+class NewUrl:
+    """A URL found on a page (or given as a seed), before the store has seen it."""
+
+    url: str
+    depth: int
+    found_from: int | None
+    state: UrlState = UrlState.QUEUED
+    reason: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A frontier URL handed to a worker."""
+
+    id: int
+    url: str
+    depth: int
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What happened to one URL: the row the inventory and the sitemap are made of."""
+
+    status: int | None = None
+    content_type: str | None = None
+    title: str | None = None
+    canonical: str | None = None
+    indexable: bool = False
+    reason: str | None = None
+    detail: str | None = None
+    lastmod: str | None = None
+    lastmod_source: str | None = None
+    bytes: int | None = None
+    redirect_to: str | None = None
+    outlinks: int = 0
+    alternates: tuple[Alternate, ...] = ()
+    images: tuple[str, ...] = ()
+    fetched_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    to_id: int
+    nofollow: bool
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapRow:
+    """One URL that goes into the sitemap, with what its entry carries."""
+
+    url: str
+    lastmod: str | None
+    alternates: tuple[Alternate, ...] = ()
+    images: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Everything the store knows about one URL (``--why``)."""
+
+    record: PageRecord
+    state: UrlState
+    detail: str | None
+    found_from: str | None
+    found_how: str | None
+    redirect_chain: tuple[tuple[str, int | None], ...]
+    fetched_at: float | None
+
+
+class CrawlStore(Protocol):
+    """The crawl's memory.  Writes may be buffered until :meth:`commit`."""
+
+    def get_meta(self, key: str) -> str | None: ...
+    def set_meta(self, key: str, value: str) -> None: ...
+
+    def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
+        """Id and state of the given URLs the store already knows."""
+        ...
+
+    def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
+        """Insert the URLs not yet known; return every given URL's id and current state."""
+        ...
+
+    def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
+        """Move ``HELD`` URLs to ``QUEUED`` at the given ``(id, depth)``."""
+        ...
+
+    def claim(self, limit: int) -> list[Claimed]:
+        """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``."""
+        ...
+
+    def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
+        """Claim one URL (a redirect target) unless the store already knows it."""
+        ...
+
+    def finish(self, url_id: int, outcome: Outcome) -> None: ...
+
+    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None: ...
+
+    def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None: ...
+
+    def release_claims(self) -> int:
+        """Put every ``CLAIMED`` URL back in the queue (resume after a crash)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """``queued``, ``claimed``, ``done``, ``fetched``, ``indexable``, ``errors``."""
+        ...
+
+    def sitemap_rows(self) -> Iterator[SitemapRow]: ...
+
+    def commit(self) -> None: ...
+
+    def close(self) -> None: ...

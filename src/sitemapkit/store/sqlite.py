@@ -1,0 +1,534 @@
+"""The default crawl store: one SQLite file (WAL), written in batched transactions.
+
+Why this shape:
+
+* All writes happen on the event-loop thread and are grouped into one
+  transaction that the engine commits every few hundred milliseconds: a
+  point write costs microseconds, a commit costs a sync, so batching is what
+  makes SQLite fast enough to sit under a crawler.
+* WAL with ``synchronous=NORMAL``: a killed process loses nothing committed;
+  a power cut may lose the last batch but never corrupts the file.  Pages of
+  a lost batch are still ``QUEUED``/``CLAIMED`` and are simply fetched again
+  on ``--resume``.
+* The seen-set is the ``UNIQUE`` index on ``urls.url``; a bounded dict in front
+  saves the lookups for the navigation links every page repeats.
+* Schema changes are numbered migrations recorded in ``PRAGMA user_version``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from sitemapkit.errors import StoreError
+from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.store.base import (
+    Claimed,
+    Explanation,
+    LinkRow,
+    NewUrl,
+    Outcome,
+    SitemapRow,
+    UrlState,
+)
+
+#: Marks a file as ours (``is_crawl_db``) beside the schema version.
+APPLICATION_ID = 0x534D4B43  # "SMKC"
+_CACHE_MAX = 50_000
+_IN_CHUNK = 400
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 1: the first schema.
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE urls (
+        id INTEGER PRIMARY KEY,
+        url TEXT NOT NULL UNIQUE,
+        depth INTEGER NOT NULL,
+        found_from INTEGER,
+        state INTEGER NOT NULL,
+        status INTEGER,
+        content_type TEXT,
+        title TEXT,
+        canonical TEXT,
+        indexable INTEGER NOT NULL DEFAULT 0,
+        reason TEXT,
+        detail TEXT,
+        lastmod TEXT,
+        lastmod_source TEXT,
+        fetched_at REAL,
+        bytes INTEGER,
+        redirect_to TEXT,
+        outlinks INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX urls_queue ON urls(depth, id) WHERE state = 0;
+    CREATE INDEX urls_claimed ON urls(id) WHERE state = 1;
+    CREATE INDEX urls_indexable ON urls(id) WHERE indexable = 1;
+    CREATE TABLE links (
+        from_id INTEGER NOT NULL,
+        to_id INTEGER NOT NULL,
+        nofollow INTEGER NOT NULL,
+        kind TEXT NOT NULL
+    );
+    CREATE INDEX links_to ON links(to_id, from_id);
+    CREATE TABLE redirects (
+        from_id INTEGER NOT NULL,
+        hop INTEGER NOT NULL,
+        to_url TEXT NOT NULL,
+        status INTEGER NOT NULL
+    );
+    CREATE INDEX redirects_from ON redirects(from_id);
+    CREATE TABLE alternates (page_id INTEGER NOT NULL, hreflang TEXT NOT NULL, href TEXT NOT NULL);
+    CREATE INDEX alternates_page ON alternates(page_id);
+    CREATE TABLE images (page_id INTEGER NOT NULL, loc TEXT NOT NULL);
+    CREATE INDEX images_page ON images(page_id);
+    CREATE TABLE migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL);
+    """,
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+def _connect(path: Path | str, *, readonly: bool) -> sqlite3.Connection:
+    if readonly:
+        # A read-write open with query_only: a read-only *file* open of a WAL database
+        # would leave -wal/-shm files behind when it is the last connection to close.
+        uri = f"{Path(path).resolve().as_uri()}?mode=rw"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
+    else:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    return conn
+
+
+def _migrate(conn: sqlite3.Connection, source: str) -> None:
+    current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if current and app != APPLICATION_ID:
+        raise StoreError(f"{source}: not a sitemapkit crawl database")
+    if current > SCHEMA_VERSION:
+        raise StoreError(
+            f"{source}: crawl database schema {current} is newer than this sitemapkit "
+            f"({SCHEMA_VERSION}); upgrade sitemapkit"
+        )
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _MIGRATIONS[version - 1].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO migrations(version, applied_at) VALUES (?, ?)", (version, time.time())
+            )
+            conn.execute(f"PRAGMA user_version = {version:d}")
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+class SqliteStore:
+    """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self._conn = _connect(self.path, readonly=False)
+            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{self.path}: cannot switch the database to WAL mode")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA temp_store = MEMORY")
+            self._conn.execute("PRAGMA cache_size = -4000")
+            _migrate(self._conn, str(self.path))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
+        self._in_tx = False
+        self._cache: dict[str, tuple[int, UrlState]] = {}
+
+    # -- transactions -------------------------------------------------------------
+    def _begin(self) -> sqlite3.Connection:
+        if not self._in_tx:
+            self._conn.execute("BEGIN")
+            self._in_tx = True
+        return self._conn
+
+    def commit(self) -> None:
+        if self._in_tx:
+            self._conn.execute("COMMIT")
+            self._in_tx = False
+
+    def close(self) -> None:
+        self.commit()
+        self._conn.close()
+
+    # -- meta ---------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._begin().execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    # -- frontier -----------------------------------------------------------------
+    def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
+        """Id and state of each of ``urls`` the store already knows (others are absent)."""
+        found: dict[str, tuple[int, UrlState]] = {}
+        missing: list[str] = []
+        cache = self._cache
+        for url in urls:
+            hit = cache.get(url)
+            if hit is not None:
+                found[url] = hit
+            else:
+                missing.append(url)
+        if missing:
+            self._select(missing, found)
+        return found
+
+    def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+        cache = self._cache
+        if len(cache) + len(keys) > _CACHE_MAX:
+            cache.clear()
+        conn = self._conn
+        for start in range(0, len(keys), _IN_CHUNK):
+            chunk = keys[start : start + _IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for url, url_id, state in conn.execute(
+                f"SELECT url, id, state FROM urls WHERE url IN ({marks})", chunk
+            ):
+                value = (int(url_id), UrlState(state))
+                found[url] = value
+                cache[url] = value
+
+    def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
+        found: dict[str, tuple[int, UrlState]] = {}
+        missing: dict[str, NewUrl] = {}
+        cache = self._cache
+        for new in urls:
+            hit = cache.get(new.url)
+            if hit is not None:
+                found[new.url] = hit
+            elif new.url not in missing:
+                missing[new.url] = new
+        if not missing:
+            return found
+        conn = self._begin()
+        conn.executemany(
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail)
+                for n in missing.values()
+            ],
+        )
+        self._select(list(missing), found)
+        return found
+
+    def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
+        rows = list(ids)
+        if not rows:
+            return
+        conn = self._begin()
+        conn.executemany(
+            "UPDATE urls SET state = 0, reason = NULL, depth = ? WHERE id = ? AND state = 3",
+            [(depth, url_id) for url_id, depth in rows],
+        )
+        wanted = {url_id for url_id, _ in rows}
+        for url, (url_id, state) in list(self._cache.items()):
+            if url_id in wanted and state == UrlState.HELD:
+                self._cache[url] = (url_id, UrlState.QUEUED)
+
+    def claim(self, limit: int) -> list[Claimed]:
+        conn = self._begin()
+        rows = conn.execute(
+            "SELECT id, url, depth FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
+            (limit,),
+        ).fetchall()
+        if rows:
+            conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
+        return [Claimed(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
+        conn = self._begin()
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state) VALUES (?, ?, ?, 1)",
+            (url, depth, found_from),
+        )
+        if cur.rowcount != 1:
+            return None
+        url_id = int(cur.lastrowid or 0)
+        self._cache[url] = (url_id, UrlState.CLAIMED)
+        return Claimed(url_id, url, depth)
+
+    def release_claims(self) -> int:
+        cur = self._begin().execute("UPDATE urls SET state = 0 WHERE state = 1")
+        self._cache.clear()
+        return int(cur.rowcount)
+
+    # -- results ------------------------------------------------------------------
+    def finish(self, url_id: int, outcome: Outcome) -> None:
+        conn = self._begin()
+        conn.execute(
+            "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
+            "indexable = ?, reason = ?, detail = ?, lastmod = ?, lastmod_source = ?, "
+            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ? WHERE id = ?",
+            (
+                outcome.status,
+                outcome.content_type,
+                outcome.title,
+                outcome.canonical,
+                1 if outcome.indexable else 0,
+                outcome.reason,
+                outcome.detail,
+                outcome.lastmod,
+                outcome.lastmod_source,
+                outcome.fetched_at,
+                outcome.bytes,
+                outcome.redirect_to,
+                outcome.outlinks,
+                url_id,
+            ),
+        )
+        if outcome.alternates:
+            conn.executemany(
+                "INSERT INTO alternates(page_id, hreflang, href) VALUES (?, ?, ?)",
+                [(url_id, a.hreflang, a.href) for a in outcome.alternates],
+            )
+        if outcome.images:
+            conn.executemany(
+                "INSERT INTO images(page_id, loc) VALUES (?, ?)",
+                [(url_id, loc) for loc in outcome.images],
+            )
+
+    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
+        if links:
+            self._begin().executemany(
+                "INSERT INTO links(from_id, to_id, nofollow, kind) VALUES (?, ?, ?, ?)",
+                [(from_id, link.to_id, 1 if link.nofollow else 0, link.kind) for link in links],
+            )
+
+    def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
+        self._begin().execute(
+            "INSERT INTO redirects(from_id, hop, to_url, status) VALUES (?, ?, ?, ?)",
+            (from_id, hop, to_url, status),
+        )
+
+    # -- reading ------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        return _counts(self._conn)
+
+    def queued(self) -> int:
+        """URLs waiting in the frontier (a count over the partial queue index)."""
+        return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
+
+    def sitemap_rows(self) -> Iterator[SitemapRow]:
+        return _sitemap_rows(self._conn)
+
+    def explain(self, url: str) -> Explanation | None:
+        return _explain(self._conn, url)
+
+
+# -- read-only helpers shared by the store and the module functions ---------------------
+
+
+def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+    out = {"queued": 0, "claimed": 0, "done": 0, "held": 0}
+    names = {0: "queued", 1: "claimed", 2: "done", 3: "held"}
+    for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
+        out[names.get(int(state), "other")] = int(n)
+    row = conn.execute(
+        "SELECT COUNT(fetched_at), COALESCE(SUM(indexable), 0), "
+        "COALESCE(SUM(CASE WHEN status IS NULL AND fetched_at IS NOT NULL THEN 1 "
+        "WHEN status >= 500 THEN 1 ELSE 0 END), 0) FROM urls"
+    ).fetchone()
+    out["fetched"], out["indexable"], out["errors"] = int(row[0]), int(row[1]), int(row[2])
+    return out
+
+
+def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
+    has_alt = conn.execute("SELECT 1 FROM alternates LIMIT 1").fetchone() is not None
+    has_img = conn.execute("SELECT 1 FROM images LIMIT 1").fetchone() is not None
+    cur = conn.execute("SELECT id, url, lastmod FROM urls WHERE indexable = 1 ORDER BY id")
+    while True:
+        rows = cur.fetchmany(1000)
+        if not rows:
+            return
+        for url_id, url, lastmod in rows:
+            alternates: tuple[Alternate, ...] = ()
+            images: tuple[str, ...] = ()
+            if has_alt:
+                alternates = tuple(
+                    Alternate(str(h), str(u))
+                    for h, u in conn.execute(
+                        "SELECT hreflang, href FROM alternates WHERE page_id = ? ORDER BY rowid",
+                        (url_id,),
+                    )
+                )
+            if has_img:
+                images = tuple(
+                    str(r[0])
+                    for r in conn.execute(
+                        "SELECT loc FROM images WHERE page_id = ? ORDER BY rowid", (url_id,)
+                    )
+                )
+            yield SitemapRow(str(url), lastmod, alternates, images)
+
+
+_RECORD_SQL = (
+    "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
+    "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
+    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from"
+)
+
+
+def _record(row: Sequence[object]) -> PageRecord:
+    state = int(row[13])  # type: ignore[call-overload]
+    reason = row[6]
+    if state in (UrlState.QUEUED, UrlState.CLAIMED) and reason is None:
+        reason = "not-crawled"
+    extra: dict[str, str] = {}
+    if row[14] is not None:
+        extra["detail"] = str(row[14])
+    if row[15] is not None:
+        extra["found_from"] = str(row[15])
+    return PageRecord(
+        url=str(row[0]),
+        status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
+        depth=int(row[2]),  # type: ignore[call-overload]
+        title=None if row[3] is None else str(row[3]),
+        canonical=None if row[4] is None else str(row[4]),
+        indexable=bool(row[5]),
+        reason=None if reason is None else str(reason),
+        inlinks=int(row[7]),  # type: ignore[call-overload]
+        outlinks=int(row[8]),  # type: ignore[call-overload]
+        lastmod=None if row[9] is None else str(row[9]),
+        lastmod_source=None if row[10] is None else str(row[10]),
+        content_type=None if row[11] is None else str(row[11]),
+        redirect_to=None if row[12] is None else str(row[12]),
+        extra=extra,
+    )
+
+
+def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
+    row = conn.execute(_RECORD_SQL + " WHERE u.url = ?", (url,)).fetchone()
+    if row is None:
+        return None
+    ids = conn.execute(
+        "SELECT id, found_from, fetched_at FROM urls WHERE url = ?", (url,)
+    ).fetchone()
+    url_id, found_from_id, fetched_at = ids
+    found_from = found_how = None
+    if found_from_id is not None:
+        src = conn.execute("SELECT url FROM urls WHERE id = ?", (found_from_id,)).fetchone()
+        found_from = None if src is None else str(src[0])
+        how = conn.execute(
+            "SELECT kind, nofollow FROM links WHERE to_id = ? AND from_id = ? LIMIT 1",
+            (url_id, found_from_id),
+        ).fetchone()
+        if how is not None:
+            found_how = str(how[0]) + (" (nofollow)" if how[1] else "")
+    chain: list[tuple[str, int | None]] = []
+    seen = {url}
+    current = url
+    while True:
+        hop = conn.execute(
+            "SELECT status, redirect_to FROM urls WHERE url = ?", (current,)
+        ).fetchone()
+        if hop is None:
+            chain.append((current, None))
+            break
+        chain.append((current, None if hop[0] is None else int(hop[0])))
+        target = hop[1]
+        if target is None or target in seen or len(chain) > 20:
+            if target is not None and target in seen:
+                chain.append((str(target), None))
+            break
+        seen.add(str(target))
+        current = str(target)
+    record = _record(row)
+    return Explanation(
+        record=record,
+        state=UrlState(int(row[13])),
+        detail=None if row[14] is None else str(row[14]),
+        found_from=found_from,
+        found_how=found_how,
+        redirect_chain=tuple(chain) if len(chain) > 1 else (),
+        fetched_at=None if fetched_at is None else float(fetched_at),
+    )
+
+
+# -- public module functions -------------------------------------------------------
+
+
+def is_crawl_db(path: Path | str) -> bool:
+    """True when ``path`` is a sitemapkit crawl database (never raises)."""
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return False
+        conn = _connect(p, readonly=True)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        return app == APPLICATION_ID and version >= 1
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def open_readonly(path: Path | str) -> sqlite3.Connection:
+    """Open a crawl database for reading, or raise :class:`StoreError` naming the file."""
+    if not is_crawl_db(path):
+        raise StoreError(f"{path}: not a sitemapkit crawl database")
+    return _connect(path, readonly=True)
+
+
+def iter_page_records(db_path: Path | str) -> Iterator[PageRecord]:
+    """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
+
+    Streams from the file (constant memory); ``inlinks`` counts distinct pages
+    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
+    holds ``found_from`` (the page the URL was first found on) and ``detail`` (the
+    canonical target, trap or redirect explanation) when known.
+    """
+    conn = open_readonly(db_path)
+    try:
+        cur = conn.execute(_RECORD_SQL + " ORDER BY u.id")
+        while True:
+            rows = cur.fetchmany(1000)
+            if not rows:
+                return
+            for row in rows:
+                yield _record(row)
+    finally:
+        conn.close()
+
+
+def explain_url(db_path: Path | str, url: str) -> Explanation | None:
+    """What the crawl in ``db_path`` knows about ``url`` (``None`` when never seen)."""
+    conn = open_readonly(db_path)
+    try:
+        return _explain(conn, url)
+    finally:
+        conn.close()
+
+
+def crawl_meta(db_path: Path | str) -> dict[str, str]:
+    conn = open_readonly(db_path)
+    try:
+        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    finally:
+        conn.close()

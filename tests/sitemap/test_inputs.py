@@ -1,0 +1,134 @@
+"""Input readers: text, CSV, JSON Lines; format detection; honest line numbers."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from sitemapkit.errors import InputError
+from sitemapkit.model import (
+    Alternate,
+    Image,
+    News,
+    UrlEntry,
+    Video,
+    VideoPlatform,
+    VideoRestriction,
+)
+from sitemapkit.sitemap.inputs import (
+    detect_format,
+    entry_from_json,
+    entry_to_json,
+    open_input,
+    read_entries,
+)
+
+
+def parse(data: bytes, name: str = "-", fmt: str | None = None) -> list[tuple[int, object]]:
+    return list(read_entries(io.BytesIO(data), name, fmt))
+
+
+def test_text_lines_comments_blanks_and_numbers() -> None:
+    data = b"\xef\xbb\xbf# urls\n\nhttps://a.example/\n  https://a.example/b  \n"
+    data += b"https://a.example/x y\n"
+    out = parse(data)
+    assert out[:2] == [(3, UrlEntry("https://a.example/")), (4, UrlEntry("https://a.example/b"))]
+    number, error = out[2]
+    assert number == 5
+    assert isinstance(error, InputError)
+    assert error.rule == "text-line-invalid"
+
+
+def test_text_bad_utf8_is_a_line_error() -> None:
+    out = parse(b"https://a.example/\nhttps://a.example/\xff\n")
+    assert out[1][0] == 2
+    assert isinstance(out[1][1], InputError)
+
+
+def test_csv_with_header_and_quotes() -> None:
+    data = (
+        b"# exported\nloc,lastmod,changefreq,priority\n"
+        b'https://a.example/,2024-01-01,daily,0.5\n"https://a.example/q?a=1,2",,,\n'
+        b"\nhttps://a.example/z,2024-01-02\n"
+    )
+    out = parse(data, "x.csv")
+    assert out[0] == (3, UrlEntry("https://a.example/", "2024-01-01", "daily", "0.5"))
+    assert out[1] == (4, UrlEntry("https://a.example/q?a=1,2"))
+    number, error = out[2]
+    assert number == 6
+    assert isinstance(error, InputError)
+    assert "2 fields" in str(error)
+
+
+def test_csv_url_alias_and_unknown_columns() -> None:
+    assert parse(b"URL\nhttps://a.example/\n", "x.csv") == [(2, UrlEntry("https://a.example/"))]
+    with pytest.raises(InputError, match="unknown: last_modified"):
+        parse(b"loc,last_modified\nhttps://a.example/,2024\n", "x.csv")
+    with pytest.raises(InputError, match="loc required"):
+        parse(b"lastmod\n2024-01-01\n", "x.csv")
+
+
+def test_jsonl_full_model_round_trip() -> None:
+    entry = UrlEntry(
+        "https://a.example/v",
+        lastmod="2024-01-01",
+        changefreq="daily",
+        priority=0.5,
+        images=(Image("https://a.example/i.png", caption="c"),),
+        videos=(
+            Video(
+                "https://a.example/t.jpg",
+                "T",
+                "D",
+                content_loc="https://a.example/v.mp4",
+                duration=5,
+                rating=4.5,
+                tags=("a", "b"),
+                family_friendly=True,
+                restriction=VideoRestriction("allow", ("US", "GB")),
+                platform=VideoPlatform("deny", ("tv",)),
+                live=False,
+            ),
+        ),
+        news=News("Times", "en", "2024-01-01", "Title"),
+        alternates=(Alternate("en", "https://a.example/v"),),
+    )
+    line = entry_to_json(entry)
+    assert entry_from_json(json.loads(line)) == entry
+    out = parse((line + "\n\n" + '"https://a.example/s"\n{"loc": 5}\nnot json\n').encode())
+    assert out[0] == (1, entry)
+    assert out[1] == (3, UrlEntry("https://a.example/s"))
+    assert [n for n, e in out[2:] if isinstance(e, InputError)] == [4, 5]
+
+
+def test_jsonl_unknown_fields_are_errors() -> None:
+    with pytest.raises(InputError, match="unknown entry field"):
+        entry_from_json({"loc": "https://a.example/", "lastmodified": "2024"})
+    with pytest.raises(InputError, match="unknown video field"):
+        entry_from_json({"loc": "https://a.example/", "videos": [{"thumbnail": "x"}]})
+
+
+def test_format_detection() -> None:
+    assert detect_format("a.csv", b"") == "csv"
+    assert detect_format("a.jsonl", b"") == "jsonl"
+    assert detect_format("-", b'{"loc": "x"}') == "jsonl"
+    assert detect_format("-", b"loc,lastmod") == "csv"
+    assert detect_format("-", b"https://a.example/,x") == "txt"
+    assert detect_format("urls", b"https://a.example/") == "txt"
+    # detection on an unseekable stream keeps every line
+    out = parse(b"\n# c\nloc,lastmod\nhttps://a.example/,2024-01-01\n")
+    assert out == [(4, UrlEntry("https://a.example/", "2024-01-01"))]
+
+
+def test_explicit_format_and_unknown_format() -> None:
+    assert parse(b"loc\n", fmt="txt") == [(1, UrlEntry("loc"))]
+    with pytest.raises(InputError):
+        parse(b"", fmt="xml")
+
+
+def test_open_input_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot open"):
+        open_input(str(tmp_path / "missing.txt"))
