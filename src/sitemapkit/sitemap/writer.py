@@ -485,7 +485,8 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        buckets = seen.buckets if seen is not None else None
+        if seen is not None:
+            arena, fills, region, add_full = seen.arena, seen.fills, seen.region, seen.add_full
         added = 0
         url_line = xml.url_line
         max_urls = self.options.max_urls
@@ -533,19 +534,32 @@ class SitemapSetWriter:
                         size = len(line)
                         if count >= max_urls or body + size > room:
                             line = None
-                        elif buckets is not None:
+                        elif seen is not None:
                             # SeenUrls.add inlined (the call costs as much as the work)
                             h = hash(loc)
-                            bucket = buckets[h & BUCKET_MASK]
+                            b = h & BUCKET_MASK
                             fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                            if bucket.find(fp) >= 0:
+                            start = b * region
+                            n = fills[b]
+                            if arena.find(fp, start, start + n) >= 0:
                                 line = None  # maybe a duplicate: add() decides and counts
-                            else:
-                                bucket += fp
+                            elif n < region:
+                                start += n
+                                arena[start : start + FP_BYTES] = fp
+                                fills[b] = n + FP_BYTES
                                 added += 1
+                            else:  # a full region: the overflow decides, and may grow it
+                                seen.count += added
+                                added = 0
+                                if add_full(b, fp):
+                                    region = seen.region
+                                else:
+                                    line = None
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
+                    if seen is not None:
+                        region = seen.region  # add() may have grown the table
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
                     room = max_body - head_lens[self._ns]
