@@ -43,6 +43,8 @@ START_SLOTS: Final = 4
 OVERFLOW_SHIFT: Final = 5
 #: Overflow slots per bucket in the second arena (65,536 × 8 × 5 bytes = 2.6 MB).
 SPILL_REGION: Final = 8 * FP_BYTES
+#: Above DOUBLE_BELOW the regions grow by 1/2**GROWTH_SHIFT.
+GROWTH_SHIFT: Final = 4
 #: Below this arena size the regions double when they grow; above it, +1/8.
 DOUBLE_BELOW: Final = 16 * 1024 * 1024
 
@@ -127,7 +129,7 @@ class SeenUrls:
         slots = old // FP_BYTES
         # Double while the table is small (growth is cheap and the waste is a few MB),
         # then 1/8 at a time so the arena stays close to full at the sizes that matter.
-        step = slots if len(self.arena) < DOUBLE_BELOW else max(1, slots >> 3)
+        step = slots if len(self.arena) < DOUBLE_BELOW else max(1, slots >> GROWTH_SHIFT)
         new = (slots + step) * FP_BYTES
         arena, fills, spill, spills = self.arena, self.fills, self.spill, self.spills
         arena.resize(BUCKETS * new)
