@@ -59,7 +59,8 @@ class SeenUrls:
 
     ``arena``, ``fills`` and ``region`` are public so the writer's hot loop
     can inline the common case (found, or room in the region); ``region``
-    changes when the table grows, which only :meth:`add_full` can do.
+    changes when the table grows, which only :meth:`add_full` and
+    :meth:`add_spill` can do.
     """
 
     __slots__ = ("arena", "count", "extra", "fills", "overflowed", "region", "spill", "spills")
@@ -101,6 +102,10 @@ class SeenUrls:
         start = b * self.region
         if _find(self.arena, fp, start, start + self.region) >= 0:
             return False
+        return self.add_spill(b, fp)
+
+    def add_spill(self, b: int, fp: bytes) -> bool:
+        """:meth:`add_full` once the full region is known not to hold ``fp``."""
         start = b * SPILL_REGION
         n = self.spills[b]
         if _find(self.spill, fp, start, start + n) >= 0:

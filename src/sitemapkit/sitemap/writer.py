@@ -486,7 +486,7 @@ class SitemapSetWriter:
         lm_cache = self._lm_cache
         seen = self._seen
         if seen is not None:
-            arena, fills, region, add_full = seen.arena, seen.fills, seen.region, seen.add_full
+            arena, fills, region, add_spill = seen.arena, seen.fills, seen.region, seen.add_spill
         added = 0
         url_line = xml.url_line
         max_urls = self.options.max_urls
@@ -548,10 +548,10 @@ class SitemapSetWriter:
                                 arena[start : start + FP_BYTES] = fp
                                 fills[b] = n + FP_BYTES
                                 added += 1
-                            else:  # a full region: the overflow decides, and may grow it
+                            else:  # a full region without fp: the overflow decides (may grow)
                                 seen.count += added
                                 added = 0
-                                if add_full(b, fp):
+                                if add_spill(b, fp):
                                     region = seen.region
                                 else:
                                     line = None
