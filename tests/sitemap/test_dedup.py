@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from sitemapkit.sitemap.dedup import (
     BUCKET_BITS,
+    BUCKETS,
     FP_BYTES,
     SPILL_REGION,
     SeenUrls,
@@ -67,7 +68,11 @@ def test_growth_and_overflow_paths_stay_exact() -> None:
     assert all(url in seen for url in reference)
     assert sum(1 for i in range(2_000) if f"https://b.example/{i}" in seen) == 0
     # every stored fingerprint is counted exactly once across the three stores
-    stored = sum(seen.fills) + sum(seen.spills) + sum(len(x) for x in seen.extra.values())
+    stored = (
+        sum(_fill(seen, b) for b in range(BUCKETS))
+        + sum(seen.spills)
+        + sum(len(x) for x in seen.extra.values())
+    )
     assert stored == len(seen) * FP_BYTES
 
 
@@ -86,23 +91,27 @@ def test_spill_extra_and_migration_back_on_growth() -> None:
     seen._grow()
     assert seen.region > FP_BYTES
     assert not seen.extra or seen.spills[7] == SPILL_REGION
-    stored = seen.fills[7] + seen.spills[7] + len(seen.extra.get(7, b""))
+    stored = _fill(seen, 7) + seen.spills[7] + len(seen.extra.get(7, b""))
     assert stored == 41 * FP_BYTES
     for fp in [bytes(FP_BYTES), *fps]:
-        full = seen.fills[7] >= seen.region
+        full = _fill(seen, 7) >= seen.region
         assert (
             not seen.add_full(7, fp)
             if full
-            else _find(seen.arena, fp, 7 * seen.region, 7 * seen.region + seen.fills[7]) >= 0
+            else _find(seen.arena, fp, 7 * seen.region, seen.ends[7]) >= 0
         )
 
 
 def _add_at(seen: SeenUrls, b: int, fp: bytes) -> bool:
-    start = b * seen.region + seen.fills[b]
-    seen.arena[start : start + FP_BYTES] = fp
-    seen.fills[b] += FP_BYTES
+    end = seen.ends[b]
+    seen.arena[end : end + FP_BYTES] = fp
+    seen.ends[b] = end + FP_BYTES
     seen.count += 1
     return True
+
+
+def _fill(seen: SeenUrls, b: int) -> int:
+    return seen.ends[b] - b * seen.region
 
 
 def test_unaligned_match_is_not_a_hit() -> None:
@@ -112,8 +121,8 @@ def test_unaligned_match_is_not_a_hit() -> None:
     assert _add_at(seen, 3, a)
     assert _add_at(seen, 3, b)
     straddling = bytes([3, 4, 5, 6, 7])  # tail of a + head of b
-    assert _find(seen.arena, straddling, 3 * seen.region, 3 * seen.region + seen.fills[3]) == -1
-    assert _find(seen.arena, b, 3 * seen.region, 3 * seen.region + seen.fills[3]) >= 0
+    assert _find(seen.arena, straddling, 3 * seen.region, seen.ends[3]) == -1
+    assert _find(seen.arena, b, 3 * seen.region, seen.ends[3]) >= 0
 
 
 def test_fingerprint_uses_the_bits_above_the_bucket() -> None:

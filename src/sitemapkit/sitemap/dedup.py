@@ -57,20 +57,22 @@ def fingerprint(h: int) -> bytes:
 class SeenUrls:
     """Fingerprints of the URLs written so far.
 
-    ``arena``, ``fills`` and ``region`` are public so the writer's hot loop
+    ``arena``, ``ends`` and ``region`` are public so the writer's hot loop
     can inline the common case (found, or room in the region); ``region``
     changes when the table grows, which only :meth:`add_full` and
     :meth:`add_spill` can do.
     """
 
-    __slots__ = ("arena", "count", "extra", "fills", "overflowed", "region", "spill", "spills")
+    __slots__ = ("arena", "count", "ends", "extra", "overflowed", "region", "spill", "spills")
 
     def __init__(self, slots: int = START_SLOTS) -> None:
         self.region = slots * FP_BYTES  # bytes per bucket region
         # Private anonymous maps: pages cost memory only once written, and resize()
         # is an mremap (no copy, no second table during growth).
         self.arena = mmap.mmap(-1, BUCKETS * self.region, flags=mmap.MAP_PRIVATE)
-        self.fills = array("I", bytes(4 * BUCKETS))  # bytes used in each region
+        # where each region's used part ends (an offset into the arena): one lookup
+        # gives the search range and the insert position
+        self.ends = array("Q", range(0, BUCKETS * self.region, self.region))
         # Overflow of a full region: a second arena of small regions, then a dict
         # (per-bucket objects cost ~150 bytes each, so they are the last resort).
         self.spill = mmap.mmap(-1, BUCKETS * SPILL_REGION, flags=mmap.MAP_PRIVATE)
@@ -84,15 +86,13 @@ class SeenUrls:
         h = hash(url)
         b = h & BUCKET_MASK
         fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-        region = self.region
-        start = b * region
-        n = self.fills[b]
-        if n < region:
-            if _find(self.arena, fp, start, start + n) >= 0:
+        start = b * self.region
+        end = self.ends[b]
+        if end - start < self.region:
+            if _find(self.arena, fp, start, end) >= 0:
                 return False
-            end = start + n
             self.arena[end : end + FP_BYTES] = fp
-            self.fills[b] = n + FP_BYTES
+            self.ends[b] = end + FP_BYTES
             self.count += 1
             return True
         return self.add_full(b, fp)
@@ -136,12 +136,13 @@ class SeenUrls:
         # then 1/8 at a time so the arena stays close to full at the sizes that matter.
         step = slots if len(self.arena) < DOUBLE_BELOW else max(1, slots >> GROWTH_SHIFT)
         new = (slots + step) * FP_BYTES
-        arena, fills, spill, spills = self.arena, self.fills, self.spill, self.spills
+        arena, ends, spill, spills = self.arena, self.ends, self.spill, self.spills
         arena.resize(BUCKETS * new)
         for b in range(BUCKETS - 1, 0, -1):  # back to front: a move never hits unmoved data
-            n = fills[b]
+            n = ends[b] - b * old
             if n:
                 arena.move(b * new, b * old, n)
+            ends[b] = b * new + n
         self.region = new
         extra, self.extra = self.extra, {}
         self.overflowed = 0
@@ -150,10 +151,10 @@ class SeenUrls:
             if not k:
                 continue
             pending = spill[b * SPILL_REGION : b * SPILL_REGION + k] + extra.get(b, b"")
-            n = fills[b]
-            take = min(len(pending), new - n)
-            arena[b * new + n : b * new + n + take] = pending[:take]
-            fills[b] = n + take
+            end = ends[b]
+            take = min(len(pending), (b + 1) * new - end)
+            arena[end : end + take] = pending[:take]
+            ends[b] = end + take
             rest = pending[take:]
             k = min(len(rest), SPILL_REGION)
             spill[b * SPILL_REGION : b * SPILL_REGION + k] = rest[:k]
@@ -169,10 +170,10 @@ class SeenUrls:
         b = h & BUCKET_MASK
         fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
         start = b * self.region
-        n = self.fills[b]
-        if _find(self.arena, fp, start, start + n) >= 0:
+        end = self.ends[b]
+        if _find(self.arena, fp, start, end) >= 0:
             return True
-        if n < self.region:
+        if end - start < self.region:
             return False
         start = b * SPILL_REGION
         if _find(self.spill, fp, start, start + self.spills[b]) >= 0:

@@ -486,7 +486,7 @@ class SitemapSetWriter:
         lm_cache = self._lm_cache
         seen = self._seen
         if seen is not None:
-            arena, fills, region, add_spill = seen.arena, seen.fills, seen.region, seen.add_spill
+            arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
         added = 0
         url_line = xml.url_line
         max_urls = self.options.max_urls
@@ -540,13 +540,12 @@ class SitemapSetWriter:
                             b = h & BUCKET_MASK
                             fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
                             start = b * region
-                            n = fills[b]
-                            if arena.find(fp, start, start + n) >= 0:
+                            end = ends[b]
+                            if arena.find(fp, start, end) >= 0:
                                 line = None  # maybe a duplicate: add() decides and counts
-                            elif n < region:
-                                start += n
-                                arena[start : start + FP_BYTES] = fp
-                                fills[b] = n + FP_BYTES
+                            elif end - start < region:
+                                arena[end : end + FP_BYTES] = fp
+                                ends[b] = end + FP_BYTES
                                 added += 1
                             else:  # a full region without fp: the overflow decides (may grow)
                                 seen.count += added
