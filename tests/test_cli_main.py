@@ -12,7 +12,9 @@ def test_help_lists_commands(capsys) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "Usage: sitemapkit" in out
-    for name in cli.list_commands(click.Context(cli)):
+    names = cli.list_commands(click.Context(cli))
+    assert names == ["build", "validate", "urls", "crawl", "inventory", "visualize", "demo"]
+    for name in names:
         assert name in out
 
 

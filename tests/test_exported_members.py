@@ -21,3 +21,23 @@ def test_public_members_are_exported() -> None:
         if not name.startswith("_") and getattr(value, "__module__", "").startswith("sitemapkit")
     }
     assert public <= set(sitemapkit.__all__)
+
+
+def test_lazy_exports_are_the_defining_objects() -> None:
+    from sitemapkit.sitemap.writer import write_sitemaps
+    from sitemapkit.store.sqlite import iter_page_records
+
+    assert sitemapkit.write_sitemaps is write_sitemaps
+    assert sitemapkit.iter_page_records is iter_page_records
+
+
+def test_import_stays_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, sitemapkit; "
+        "print(sorted(m for m in ('aiohttp', 'selectolax', 'lxml') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

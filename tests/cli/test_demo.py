@@ -16,7 +16,15 @@ def test_demo_writes_sitemap_db_and_inventory(
 ) -> None:
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["crawl.sqlite", "inventory.csv", "sitemap.xml"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "crawl.sqlite",
+        "inventory.csv",
+        "site-map.html",
+        "sitemap.xml",
+    ]
+    page = (out / "site-map.html").read_text(encoding="utf-8")
+    assert "Northwind Lamps (demo)" in page
+    assert "<noscript>" in page
     xmllint_urlset(out / "sitemap.xml")
     stdout = capsys.readouterr().out
     assert "every URL and reason matches" in stdout

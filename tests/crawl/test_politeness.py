@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 from collections.abc import Awaitable, Callable
 
@@ -97,12 +96,13 @@ async def test_crawl_delay_spaces_requests(aiohttp_server: ServerFactory) -> Non
 
     try:
         await polite.robots(origin)
+        before = time.monotonic()
         await asyncio.gather(*(one() for _ in range(4)))
     finally:
         await close()
-    starts.sort()
-    gaps = [b - a for a, b in itertools.pairwise(starts)]
-    assert all(gap >= 0.19 for gap in gaps), gaps
+    # A lower bound only (a loaded machine may make anything slower, never faster):
+    # four paced starts 0.2 s apart cannot all have begun within 0.6 s.
+    assert max(starts) - before >= 0.6 - 1e-3, [t - before for t in starts]
 
 
 async def test_per_host_concurrency_is_bounded() -> None:

@@ -27,14 +27,21 @@ from sitemapkit.store.sqlite import iter_page_records
 INVENTORY_NAME = "inventory.csv"
 
 
-def draw_visual_map(db: Path, out_dir: Path) -> Path | None:
+def draw_visual_map(db: Path, out_dir: Path) -> Path:
     """Draw ``out_dir/site-map.html`` from the crawl in ``db``.
 
-    The visual map comes from the visual-map branch; until it is merged this
-    step draws nothing and returns ``None`` (the summary then names no map).
+    The map is drawn from the stored crawl, not from the engine's memory, so
+    it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
     """
-    del db, out_dir
-    return None
+    from sitemapkit.store.sqlite import iter_page_records
+    from sitemapkit.visual.page import write_visual_map
+
+    return write_visual_map(
+        iter_page_records(db),
+        out_dir / "site-map.html",
+        title="Northwind Lamps (demo)",
+        source_kind="crawl",
+    )
 
 
 def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
@@ -100,8 +107,7 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
     click.echo(f"inventory: {out_dir / INVENTORY_NAME} ({rows:,} URLs with their fate)")
     click.echo(f"crawl db:  {db} (try: sitemapkit crawl --db {db} --why URL)")
     drawn = draw_visual_map(db, out_dir)
-    if drawn is not None:
-        click.echo(f"visual map: {drawn}")
+    click.echo(f"visual map: {drawn}")
     if problems:
         click.echo(f"the crawl differs from the demo's expected result in {len(problems)} ways:")
         for problem in problems[:20]:

@@ -9,19 +9,17 @@ temporary name and renamed, so a reader never sees half an export.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import IO
 
 import click
 
 from sitemapkit.cli.status import ExitStatus
+from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
 from sitemapkit.store.sqlite import is_crawl_db, iter_page_records
 
@@ -83,7 +81,7 @@ def _csv_cell(value: object) -> object:
     return value
 
 
-def write_inventory(records: Iterator[PageRecord], out: TextIO, fmt: str) -> int:
+def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> int:
     """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
     n = 0
     if fmt == "csv":
@@ -104,16 +102,8 @@ def write_inventory(records: Iterator[PageRecord], out: TextIO, fmt: str) -> int
 def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
     """Write the inventory of ``db`` to ``target`` atomically; return the row count."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            n = write_inventory(iter_page_records(db), fh, fmt)
-        Path(tmp).replace(target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            Path(tmp).unlink()
-        raise
-    return n
+    with atomic_open(target, "w", what="the inventory") as fh:
+        return write_inventory(iter_page_records(db), fh, fmt)
 
 
 @click.command("inventory")

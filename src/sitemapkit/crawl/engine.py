@@ -33,6 +33,7 @@ import aiohttp
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
+from sitemapkit.crawl.heap import BIG_BODY, trim_heap
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
@@ -500,6 +501,8 @@ class Crawler:
         facts = extract_page(
             response.body, url=item.url, headers=response.headers, policy=self.policy
         )
+        if len(response.body) >= BIG_BODY:
+            trim_heap()
         out.title = facts.title
         out.canonical = facts.canonical
         out.lastmod = facts.lastmod

@@ -57,13 +57,17 @@ def robots_token(user_agent: str) -> str:
 
 
 class _Origin:
-    __slots__ = ("delay", "next_start", "robots", "robots_at", "sem")
+    __slots__ = ("delay", "last_start", "pace", "robots", "robots_at", "sem")
 
     def __init__(self, per_host: int) -> None:
         self.robots: asyncio.Future[RobotsRules | None] | None = None
         self.robots_at = 0.0
         self.sem = asyncio.Semaphore(per_host)
-        self.next_start = 0.0
+        #: when the last paced request actually started (loop time), and the lock
+        #: that makes pacing measure real starts rather than reservations, so a
+        #: late-waking task can never bring the next request closer than the delay
+        self.last_start = float("-inf")
+        self.pace = asyncio.Lock()
         self.delay = 0.0
 
 
@@ -155,9 +159,10 @@ class Politeness:
         async with state.sem:
             if state.delay > 0:
                 loop = asyncio.get_running_loop()
-                now = loop.time()
-                start = max(now, state.next_start)
-                state.next_start = start + state.delay
-                if start > now:
-                    await asyncio.sleep(start - now)
+                async with state.pace:
+                    wait = state.last_start + state.delay - loop.time()
+                    while wait > 0:
+                        await asyncio.sleep(wait)
+                        wait = state.last_start + state.delay - loop.time()
+                    state.last_start = loop.time()
             yield

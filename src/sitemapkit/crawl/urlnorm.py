@@ -229,7 +229,9 @@ def _query(query: str, policy: QueryPolicy) -> str:
     return "&".join(p for _, p in kept)
 
 
-@lru_cache(maxsize=131072)
+# 8,192 entries: the crawl sees each URL a few times close together; a 131,072-entry
+# cache cost ~12 MB of peak RSS on a 10,000-page site for no measurable speed.
+@lru_cache(maxsize=8192)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
     fast = _FAST.fullmatch(url)
     if fast is not None:

@@ -12,19 +12,16 @@ every ``<``, ``>`` and ``&`` in it is written as a ``\\u`` escape
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import html
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from sitemapkit.errors import PublishError
+from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
 from sitemapkit.visual.payload import MAX_TITLE, build_payload, node_urls, script_safe_json
 from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree, paused_gc
@@ -313,19 +310,6 @@ def _publish(
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return out, tree, len(data)
-    tmp_name = ""
-    published = False
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        Path(tmp_name).chmod(0o644)
-        Path(tmp_name).replace(out)
-        published = True
-    except OSError as exc:
-        raise PublishError(f"{out}: cannot write the visual map: {exc.strerror or exc}") from exc
-    finally:
-        if tmp_name and not published:  # also on Ctrl-C: no half-written temp file left
-            with contextlib.suppress(OSError):
-                Path(tmp_name).unlink()
+    with atomic_open(out, "wb", what="the visual map") as fh:
+        fh.write(data)
     return out, tree, len(data)
