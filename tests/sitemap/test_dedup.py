@@ -7,7 +7,15 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.sitemap.dedup import SeenUrls
+from sitemapkit.sitemap.dedup import (
+    BUCKET_BITS,
+    BUCKETS,
+    FP_BYTES,
+    SPILL_REGION,
+    SeenUrls,
+    _find,
+    fingerprint,
+)
 
 
 def test_first_add_wins_and_len_counts() -> None:
@@ -42,3 +50,81 @@ def test_behaves_like_a_set(items: list[str]) -> None:
         assert seen.add(item) == (item not in reference)
         reference.add(item)
     assert len(seen) == len(reference)
+
+
+def test_growth_and_overflow_paths_stay_exact() -> None:
+    """Tiny regions force every path: region full, spill arena, extra dict, in-place growth."""
+    seen = SeenUrls(slots=1)
+    reference: set[str] = set()
+    rng = random.Random(5)
+    urls = [f"https://a.example/{rng.randrange(300_000)}" for _ in range(400_000)]
+    regions = {seen.region}
+    for url in urls:
+        assert seen.add(url) == (url not in reference)
+        reference.add(url)
+        regions.add(seen.region)
+    assert len(seen) == len(reference)
+    assert len(regions) > 3  # it grew several times
+    assert all(url in seen for url in reference)
+    assert sum(1 for i in range(2_000) if f"https://b.example/{i}" in seen) == 0
+    # every stored fingerprint is counted exactly once across the three stores
+    stored = (
+        sum(_fill(seen, b) for b in range(BUCKETS))
+        + sum(seen.spills)
+        + sum(len(x) for x in seen.extra.values())
+    )
+    assert stored == len(seen) * FP_BYTES
+
+
+def test_spill_extra_and_migration_back_on_growth() -> None:
+    """A full region overflows to the spill arena, then the extra dict; growth moves it back."""
+    seen = SeenUrls(slots=1)
+    assert _add_at(seen, 7, bytes(FP_BYTES))
+    seen.count = 1_000_000  # as if many URLs were elsewhere: no growth yet
+    fps = [(i + 1).to_bytes(FP_BYTES, "little") for i in range(40)]
+    for fp in fps:
+        assert seen.add_full(7, fp)
+    assert seen.spills[7] == SPILL_REGION
+    assert len(seen.extra[7]) == 32 * FP_BYTES
+    for fp in fps:
+        assert not seen.add_full(7, fp)  # found in the spill arena or the extra dict
+    seen._grow()
+    assert seen.region > FP_BYTES
+    assert not seen.extra or seen.spills[7] == SPILL_REGION
+    stored = _fill(seen, 7) + seen.spills[7] + len(seen.extra.get(7, b""))
+    assert stored == 41 * FP_BYTES
+    for fp in [bytes(FP_BYTES), *fps]:
+        full = _fill(seen, 7) >= seen.region
+        assert (
+            not seen.add_full(7, fp)
+            if full
+            else _find(seen.arena, fp, 7 * seen.region, seen.ends[7]) >= 0
+        )
+
+
+def _add_at(seen: SeenUrls, b: int, fp: bytes) -> bool:
+    end = seen.ends[b]
+    seen.arena[end : end + FP_BYTES] = fp
+    seen.ends[b] = end + FP_BYTES
+    seen.count += 1
+    return True
+
+
+def _fill(seen: SeenUrls, b: int) -> int:
+    return seen.ends[b] - b * seen.region
+
+
+def test_unaligned_match_is_not_a_hit() -> None:
+    """A fingerprint that appears across two stored slots is not taken for a stored one."""
+    seen = SeenUrls()
+    a, b = bytes([1, 2, 3, 4, 5]), bytes([6, 7, 8, 9, 10])
+    assert _add_at(seen, 3, a)
+    assert _add_at(seen, 3, b)
+    straddling = bytes([3, 4, 5, 6, 7])  # tail of a + head of b
+    assert _find(seen.arena, straddling, 3 * seen.region, seen.ends[3]) == -1
+    assert _find(seen.arena, b, 3 * seen.region, seen.ends[3]) >= 0
+
+
+def test_fingerprint_uses_the_bits_above_the_bucket() -> None:
+    h = (0xABCDEF0123 << BUCKET_BITS) | 0x1234
+    assert fingerprint(h) == (0xABCDEF0123).to_bytes(FP_BYTES, "little")

@@ -268,6 +268,30 @@ def test_loc_length_limit_is_2048_characters(tmp_path: Path) -> None:
     assert info.value.rule == "loc-too-long"
 
 
+def test_dedup_exact_through_table_growth(tmp_path: Path) -> None:
+    """The inlined fast path, the overflow and in-place growth: every duplicate, no other."""
+    rng = random.Random(3)
+    pairs = [(f"{BASE}p/{rng.randrange(300_000)}", f"2024-01-{rng.randrange(1, 29):02d}")
+             for _ in range(400_000)]  # fmt: skip
+    first: dict[str, str] = {}
+    for loc, lm in pairs:
+        first.setdefault(loc, lm)
+    with SitemapSetWriter(tmp_path, WriterOptions(base_url=BASE, fsync=False)) as writer:
+        writer.add_all(pairs)
+        seen = writer._seen
+        assert seen is not None
+        assert seen.region > 4 * 5  # the table grew while the fast path was filling it
+        result = writer.commit()
+    assert result.urls == len(first)
+    assert result.duplicates == len(pairs) - len(first)
+    written = [loc for part in result.files[:-1] for loc in locs(part)]
+    assert written == list(first)  # first wins, in input order
+    text = "".join(part.read_text() for part in result.files[:-1])
+    assert text.count("<lastmod>") == len(first)
+    assert all(f"<loc>{loc}</loc><lastmod>{lm}</lastmod>" in text for loc, lm in
+               itertools.islice(first.items(), 0, None, 997))  # fmt: skip
+
+
 def test_duplicates_are_written_once_first_wins(tmp_path: Path) -> None:
     entries = [
         UrlEntry(f"{BASE}a", lastmod="2024-01-01"),

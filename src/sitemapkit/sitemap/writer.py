@@ -2,7 +2,7 @@
 
 Entries arrive one at a time from any (async) iterable; memory stays bounded
 by one part's body (spilled to a temporary file past a few MB) plus the
-duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~9 bytes per URL).
+duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~5.7 bytes per URL).
 
 A part's namespace declarations must precede its body, yet which extensions a
 part uses is only known once it is complete.  So each part's body is
@@ -485,7 +485,8 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        buckets = seen.buckets if seen is not None else None
+        if seen is not None:
+            arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
         added = 0
         url_line = xml.url_line
         max_urls = self.options.max_urls
@@ -533,19 +534,31 @@ class SitemapSetWriter:
                         size = len(line)
                         if count >= max_urls or body + size > room:
                             line = None
-                        elif buckets is not None:
+                        elif seen is not None:
                             # SeenUrls.add inlined (the call costs as much as the work)
                             h = hash(loc)
-                            bucket = buckets[h & BUCKET_MASK]
+                            b = h & BUCKET_MASK
                             fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                            if bucket.find(fp) >= 0:
+                            start = b * region
+                            end = ends[b]
+                            if arena.find(fp, start, end) >= 0:
                                 line = None  # maybe a duplicate: add() decides and counts
-                            else:
-                                bucket += fp
+                            elif end - start < region:
+                                arena[end : end + FP_BYTES] = fp
+                                ends[b] = end + FP_BYTES
                                 added += 1
+                            else:  # a full region without fp: the overflow decides (may grow)
+                                seen.count += added
+                                added = 0
+                                if add_spill(b, fp):
+                                    region = seen.region
+                                else:
+                                    line = None
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
+                    if seen is not None:
+                        region = seen.region  # add() may have grown the table
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
                     room = max_body - head_lens[self._ns]
