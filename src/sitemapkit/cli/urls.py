@@ -17,11 +17,10 @@ from typing import Any, TextIO
 
 import click
 
-from sitemapkit import limits
+from sitemapkit.cli.readcaps import read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.sitemap.reader import SourcedEntry, iter_locs, iter_sourced
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
 from sitemapkit.sitemap.walk import is_unreadable, is_url
 
 _FIELDS = (
@@ -140,41 +139,7 @@ def _write_csv(items: Iterable[SourcedEntry], out: TextIO) -> int:
 @click.option(
     "--no-follow", is_flag=True, help="Print an index's sitemap URLs instead of following."
 )
-@click.option(
-    "--max-download-bytes",
-    type=click.IntRange(1),
-    default=limits.MAX_DOWNLOAD_BYTES,
-    show_default=True,
-    help="Cap on bytes downloaded per sitemap.",
-)
-@click.option(
-    "--max-decompressed-bytes",
-    type=click.IntRange(1),
-    default=limits.MAX_DECOMPRESSED_BYTES,
-    show_default=True,
-    help="Cap on bytes after gunzip per sitemap (gzip bombs).",
-)
-@click.option(
-    "--max-depth",
-    type=click.IntRange(0),
-    default=limits.MAX_INDEX_DEPTH,
-    show_default=True,
-    help="How deep indexes are followed.",
-)
-@click.option(
-    "--max-sitemaps",
-    type=click.IntRange(0),
-    default=limits.MAX_SITEMAPS_FOLLOWED,
-    show_default=True,
-    help="How many sitemaps are followed in all.",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(0.1),
-    default=FETCH_TIMEOUT,
-    show_default=True,
-    help="Seconds per sitemap request.",
-)
+@read_limit_options
 @click.option("-q", "--quiet", is_flag=True, help="Do not print problems to stderr.")
 @click.pass_context
 def urls(
@@ -195,7 +160,7 @@ def urls(
 
         if not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
-    lim = ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = read_limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     log: list[Finding] = []
     out = sys.stdout
     if fmt == "text":

@@ -15,14 +15,13 @@ from typing import Any
 
 import click
 
-from sitemapkit import limits
+from sitemapkit.cli.readcaps import read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import ALL_CODES
 from sitemapkit.sitemap.rules import ValidationReport
 from sitemapkit.sitemap.rules import validate as run_validate
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
 from sitemapkit.sitemap.walk import is_url
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -215,28 +214,7 @@ def _roots(rep: ValidationReport) -> dict[str, str]:
     default=None,
     help="The moment lastmod-future and news-stale are judged against (ISO 8601).",
 )
-@click.option(
-    "--max-download-bytes",
-    type=click.IntRange(1),
-    default=limits.MAX_DOWNLOAD_BYTES,
-    show_default=True,
-)
-@click.option(
-    "--max-decompressed-bytes",
-    type=click.IntRange(1),
-    default=limits.MAX_DECOMPRESSED_BYTES,
-    show_default=True,
-)
-@click.option(
-    "--max-depth", type=click.IntRange(0), default=limits.MAX_INDEX_DEPTH, show_default=True
-)
-@click.option(
-    "--max-sitemaps",
-    type=click.IntRange(0),
-    default=limits.MAX_SITEMAPS_FOLLOWED,
-    show_default=True,
-)
-@click.option("--timeout", type=click.FloatRange(0.1), default=FETCH_TIMEOUT, show_default=True)
+@read_limit_options
 @click.option(
     "-o",
     "--output",
@@ -265,7 +243,7 @@ def validate(
         if not is_url(source) and source != "-" and not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
     now = _parse_now(now_text)
-    lim = ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = read_limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     if schema_dir is not None:
         from sitemapkit.sitemap.xsd import SchemaSet
 

@@ -1,0 +1,73 @@
+"""The reader's safety caps as CLI options, shared by ``urls`` and ``validate``.
+
+Both commands read the same hostile input through the same walker, so they
+take the same caps under the same names, defaults and help.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from sitemapkit import limits
+from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_OPTIONS = (
+    click.option(
+        "--max-download-bytes",
+        type=click.IntRange(1),
+        default=limits.MAX_DOWNLOAD_BYTES,
+        show_default=True,
+        help="Cap on bytes downloaded per sitemap.",
+    ),
+    click.option(
+        "--max-decompressed-bytes",
+        type=click.IntRange(1),
+        default=limits.MAX_DECOMPRESSED_BYTES,
+        show_default=True,
+        help="Cap on bytes after gunzip per sitemap (gzip bombs).",
+    ),
+    click.option(
+        "--max-depth",
+        type=click.IntRange(0),
+        default=limits.MAX_INDEX_DEPTH,
+        show_default=True,
+        help="How deep indexes are followed.",
+    ),
+    click.option(
+        "--max-sitemaps",
+        type=click.IntRange(0),
+        default=limits.MAX_SITEMAPS_FOLLOWED,
+        show_default=True,
+        help="How many sitemaps are followed in all.",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(0.1),
+        default=FETCH_TIMEOUT,
+        show_default=True,
+        help="Seconds per sitemap request.",
+    ),
+)
+
+
+def read_limit_options(func: F) -> F:
+    """Add the five cap options (in help order) to a click command function."""
+    for option in reversed(_OPTIONS):
+        func = option(func)
+    return func
+
+
+def read_limits(
+    max_download_bytes: int,
+    max_decompressed_bytes: int,
+    max_depth: int,
+    max_sitemaps: int,
+    timeout: float,
+) -> ReadLimits:
+    """The :class:`ReadLimits` the options above describe."""
+    return ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
