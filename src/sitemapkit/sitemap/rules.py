@@ -461,25 +461,28 @@ class Validator:
         if text in lm or len(lm) < UNIFORM_TRACK:
             lm[text] += 1
 
-    def _url(self, entry: Node) -> None:
+    def _entry_start(self, entry: Node, name: str, root: str, most: int) -> bool:
+        """Checks every ``<url>``/``<sitemap>`` shares; ``False`` when it is not one at all."""
         st = self._st
         st.entries += 1
-        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != "url":
-            self._stray(entry, "urlset", "url")
-            return
-        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
-            self.emit(
-                "too-many-entries",
-                f"more than {limits.MAX_ENTRIES_PER_FILE:,} <url> entries",
-                entry,
-            )
+        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != name:
+            self._stray(entry, root, name)
+            return False
+        if st.entries == most + 1:
+            self.emit("too-many-entries", f"more than {most:,} <{name}> entries", entry)
         if entry.text and not entry.text.isspace():
             self.emit(
                 "content-stray",
-                f'text "{entry.text.strip()[:60]}" inside <url>, where only elements are allowed',
+                f'text "{entry.text.strip()[:60]}" inside <{name}>, '
+                "where only elements are allowed",
                 entry,
             )
         self._attrs(entry)
+        return True
+
+    def _url(self, entry: Node) -> None:
+        if not self._entry_start(entry, "url", "urlset", limits.MAX_ENTRIES_PER_FILE):
+            return
         got, ext = self._children_order(entry, URL_ORDER, "url")
         loc_node = got.get("loc")
         loc = self._loc(loc_node, entry) if loc_node is not None else None
@@ -608,25 +611,9 @@ class Validator:
             )
 
     def _sitemap(self, entry: Node) -> None:
-        st = self._st
-        st.entries += 1
-        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != "sitemap":
-            self._stray(entry, "sitemapindex", "sitemap")
+        if not self._entry_start(entry, "sitemap", "sitemapindex", limits.MAX_SITEMAPS_PER_INDEX):
             return
-        if st.entries == limits.MAX_SITEMAPS_PER_INDEX + 1:
-            self.emit(
-                "too-many-entries",
-                f"more than {limits.MAX_SITEMAPS_PER_INDEX:,} <sitemap> entries",
-                entry,
-            )
-        if entry.text and not entry.text.isspace():
-            self.emit(
-                "content-stray",
-                f'text "{entry.text.strip()[:60]}" inside <sitemap>, '
-                "where only elements are allowed",
-                entry,
-            )
-        self._attrs(entry)
+        st = self._st
         got, ext = self._children_order(entry, INDEX_ORDER, "sitemap")
         loc_node = got.get("loc")
         if loc_node is not None:
