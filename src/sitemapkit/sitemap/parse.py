@@ -17,9 +17,12 @@ decompressed (see :mod:`sitemapkit.sitemap.source`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 from xml.parsers import expat
+
+from sitemapkit.sitemap.lane import Block, StrictLane
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
 MAX_XML_DEPTH: Final = 64
@@ -50,6 +53,7 @@ _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
 _BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
+_AFTER_NAME: Final = (b">", b" ", b"\t", b"\n", b"\r", b"/")
 #: bytes held back at a chunk's end, waiting for the rest of a plain entry
 _MAX_HOLD: Final = 1 << 20
 
@@ -89,6 +93,12 @@ class Node:
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"<Node {{{self.ns}}}{self.name} @{self.line}:{self.col} {self.text[:30]!r}>"
+
+
+#: What a parser hands out: nodes, lean-lane tuples, or strict-lane blocks (validator).
+Item = Node | Plain | Block
+#: Given the root's facts, the strict lane for this document (or None: nodes only).
+LaneFactory = Callable[["XmlFacts"], StrictLane | None]
 
 
 class ParseProblem(Exception):  # noqa: N818 - a value carried out of expat, not a bug
@@ -132,7 +142,9 @@ class XmlStreamParser:
     text between entries are recorded only as facts.
     """
 
-    def __init__(self, *, lean: bool = False, locs_only: bool = False) -> None:
+    def __init__(
+        self, *, lean: bool = False, locs_only: bool = False, strict: LaneFactory | None = None
+    ) -> None:
         self.facts = XmlFacts()
         self._fed = 0  # bytes expat has accepted so far
         self._tail = b""  # the last of them, to name bad bytes split across chunks
@@ -140,9 +152,13 @@ class XmlStreamParser:
         #: rest of an entry is checked by expat but never turned into nodes
         self.locs_only = locs_only
         self._abs = 0  # stream offset of the pending buffer's first byte
-        self.out: list[Node | Plain] = []
+        self.out: list[Item] = []
         #: lean: plain entries come out as :data:`Plain` tuples (the reader's fast lane)
         self.lean = lean
+        #: strict: runs of provably clean entries come out as :class:`Block` (validator)
+        self._strict = strict
+        self._lane: StrictLane | None = None
+        self._lstart = 0  # stream offset where the current line starts (strict lane)
         self._fast = False
         self._pend = b""
         self._cnt = 0  # position in the pending buffer up to which lines are counted
@@ -178,11 +194,13 @@ class XmlStreamParser:
             data = self._strip_head(self._head)
             self._head = b""
             self._started = True
-            if self.lean:
+            if self.lean or self._strict is not None:
                 self._first(data, final)
                 return
         if self._fast:
-            if self.locs_only and self._entry_tag == b"<url>":
+            if self._lane is not None:
+                self._strict_feed(data, final)
+            elif self.locs_only and self._entry_tag == b"<url>":
                 self._locs_feed(data, final)
             else:
                 self._fast_feed(data, final)
@@ -224,6 +242,16 @@ class XmlStreamParser:
         self._parse(data[: m.end()])
         if self._depth != 1 or self.facts.root_name not in ("urlset", "sitemapindex"):
             self._parse(data[m.end() :], final)
+            return
+        if self._strict is not None:
+            lane = self._strict(self.facts) if self.facts.root_name == "urlset" else None
+            if lane is None:
+                self._parse(data[m.end() :], final)
+                return
+            self._lane = lane
+            self._fast = True
+            self._pend = data
+            self._strict_feed(b"", final, start=m.end())
             return
         self._fast = True
         self._entry_tag = b"<url>" if self.facts.root_name == "urlset" else b"<sitemap>"
@@ -412,6 +440,101 @@ class XmlStreamParser:
         self._abs += end
         if final:
             parse(b"", True)
+
+    # --- the strict lane (validator) --------------------------------------------------
+    # Why: see :mod:`sitemapkit.sitemap.lane`.  A run of strict entries is well-formed by
+    # construction (ASCII, fixed tags, no markup or references but ``&amp;`` in the
+    # texts), so expat is given only its line ends, blank, to keep every later position
+    # exact; anything else between runs (other entries, comments) goes to expat and
+    # becomes nodes as usual.
+    def _strict_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+        buf = self._pend + data if self._pend else data
+        lane = self._lane
+        assert lane is not None
+        run = lane.run.match
+        parse = self._parse
+        count = buf.count
+        find = buf.find
+        blank_gap = _BLANK_GAP.match
+        out = self.out
+        facts = self.facts
+        size = len(buf)
+        pos = start
+        cnt, line, lstart = self._cnt, self._line, self._lstart
+        offset = self._line_offset
+        while True:
+            m = run(buf, pos)
+            assert m is not None  # (?:...)*+ matches, if only the empty string
+            e = m.end()
+            if e > pos:
+                line += count(b"\n", cnt, pos)
+                nl = buf.rfind(b"\n", cnt, pos)
+                if nl >= 0:
+                    lstart = self._abs + nl + 1
+                cnt = pos
+                chunk = buf[pos:e]
+                n = chunk.count(b"<url>")
+                out.append(Block(chunk, line + offset, self._abs + pos - lstart + 1, n, lane))
+                facts.entries += n
+                k = chunk.count(b"\n")
+                if k == 0:
+                    parse(b" " * len(chunk))
+                elif b"\r" in chunk:
+                    parse(chunk.translate(_BLANK))
+                else:
+                    parse(b"\n" * k + b" " * (len(chunk) - chunk.rfind(b"\n") - 1))
+                pos = e
+            g = blank_gap(buf, pos)
+            at = g.end() if g is not None else pos
+            if at >= size or (size - at < 16 and not final):
+                break  # nothing, or too little to tell what comes: wait for more
+            if buf.startswith(b"<!--", at):
+                close = find(b"-->", at + 4)
+                if close < 0:
+                    break
+                parse(buf[pos : close + 3])
+                pos = close + 3
+                continue
+            if buf.startswith(b"<url", at) and buf[at + 4 : at + 5] in _AFTER_NAME:
+                close = find(b"</url>", at)
+                if close < 0:
+                    break
+                piece = buf[pos : close + 6]
+                if b"<!" in piece or b"<?" in piece:  # a comment or CDATA may hide "</url>"
+                    self._leave_lane(buf[pos:], final)
+                    return
+                parse(piece)
+                pos = close + 6
+                if self._depth != 1:  # the entry did not close where it seemed to
+                    self._leave_lane(buf[pos:], final)
+                    return
+                continue
+            # the end of the urlset, or something no entry looks like: expat from here on
+            self._leave_lane(buf[pos:], final)
+            return
+        end = size
+        if not final and size - pos < _MAX_HOLD:
+            end = pos
+        elif not final:
+            self._leave_lane(buf[pos:], final)
+            return
+        if end > pos:
+            parse(buf[pos:end])
+        line += count(b"\n", cnt, end)
+        nl = buf.rfind(b"\n", cnt, end)
+        if nl >= 0:
+            lstart = self._abs + nl + 1
+        self._line, self._cnt, self._lstart = line, 0, lstart
+        self._pend = buf[end:]
+        self._abs += end
+        if final:
+            parse(b"", True)
+
+    def _leave_lane(self, rest: bytes, final: bool) -> None:
+        self._fast = False
+        self._lane = None
+        self._pend = b""
+        self._parse(rest, final)
 
     def close(self) -> None:
         self.feed(b"", final=True)
@@ -605,3 +728,18 @@ class XmlStreamParser:
                 node.truncated = True
                 self.facts.truncated_texts += 1
         node.text = data
+
+
+def block_nodes(block: Block) -> list[Node]:
+    """The entries of a strict-lane block as nodes, with the positions they have in the file.
+
+    Why parse again: a block the validator cannot clear in bulk (a duplicate, a
+    date in the future ...) is checked by the same per-entry rules as any other
+    entry, and those read nodes.  The block is parsed inside a copy of the root
+    start tag, shifted so that expat's lines and columns are the file's.
+    """
+    sub = XmlStreamParser()
+    sub._started = True
+    sub._line_offset = block.line - 2
+    sub._parse(block.lane.root + b"\n" + b" " * (block.col - 1) + block.data)
+    return [n for n in sub.out if isinstance(n, Node)]

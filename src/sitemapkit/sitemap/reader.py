@@ -41,7 +41,7 @@ from sitemapkit.model import (
     VideoRestriction,
 )
 from sitemapkit.sitemap.discover import discover_sitemaps
-from sitemapkit.sitemap.parse import Node, Plain
+from sitemapkit.sitemap.parse import Item, Node
 from sitemapkit.sitemap.source import ReadLimits
 from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
 
@@ -293,7 +293,7 @@ def tolerances(doc: Doc) -> list[Finding]:
 
 # --- the walk -> entries ------------------------------------------------------------------
 def _batch(
-    doc: Doc, nodes: list[Node | Plain], log: list[Finding] | None, follow: bool
+    doc: Doc, nodes: list[Item], log: list[Finding] | None, follow: bool
 ) -> list[SourcedEntry]:
     """The entries of one batch of nodes (plain tuples or nodes) of ``doc``."""
     batch: list[SourcedEntry] = []
@@ -318,7 +318,7 @@ def _batch(
                             node[5],
                         )
                     )
-            elif node.name == "url":
+            elif isinstance(node, Node) and node.name == "url":
                 e = to_url_entry(node, core)
                 if e is not None:
                     add(SourcedEntry(e, src, node.line))
@@ -350,9 +350,11 @@ def _batch(
             if isinstance(node, tuple):
                 ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
                 line = node[5]
-            else:
+            elif isinstance(node, Node):
                 ref = to_sitemap_ref(node, doc.core_ns)
                 line = node.line
+            else:  # strict-lane blocks come only to the validator
+                continue
             if ref is not None and ref.loc:
                 add(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, line))
     return batch
@@ -409,7 +411,7 @@ async def _alocs(
                 if isinstance(node, tuple):
                     if node[0] and node[1]:
                         add(node[1].strip())
-                elif node.name == "url":
+                elif isinstance(node, Node) and node.name == "url":
                     e = to_url_entry(node, core)
                     if e is not None:
                         add(e.loc)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import re
 from array import array
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -28,7 +29,17 @@ from sitemapkit.errors import InputError
 from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import severity
-from sitemapkit.sitemap.parse import Node
+from sitemapkit.sitemap.lane import (
+    ENTRIES,
+    LASTMODS,
+    LOCS,
+    ORIGINS,
+    Block,
+    StrictLane,
+    build_lane,
+)
+from sitemapkit.sitemap.langcodes import hreflang_problem
+from sitemapkit.sitemap.parse import LaneFactory, Node, XmlFacts, block_nodes
 from sitemapkit.sitemap.reader import feed_link
 from sitemapkit.sitemap.rules_ext import (
     ABSOLUTE,
@@ -108,6 +119,60 @@ class HashSet64:
                 return True
             i = (i + 1) & mask
 
+    def add_new(self, hashes: list[int]) -> bool:
+        """Add ``hashes`` (``hash()`` values) if none is there yet; else add none, return False.
+
+        Why one call for a block: the strict lane checks thousands of URLs at a time
+        and falls back to the exact per-entry path when one is a duplicate, which
+        must then find the set as it was.
+        """
+        while (self._count + len(hashes)) * 2 > self._size:
+            self._grow()
+        slots = self._slots
+        mask = self._size - 1
+        added = 0
+        for h in hashes:
+            h = h or 1
+            i = h & mask
+            while True:
+                v = slots[i]
+                if v == 0:
+                    slots[i] = h
+                    added += 1
+                    break
+                if v == h:
+                    self._count += added
+                    for old in hashes[:added]:
+                        self._remove(old or 1)
+                    return False
+                i = (i + 1) & mask
+        self._count += added
+        return True
+
+    def _remove(self, h: int) -> None:
+        """Delete ``h`` and shift later entries of its probe run back (no tombstones)."""
+        slots = self._slots
+        mask = self._size - 1
+        i = h & mask
+        while slots[i] != h:
+            if slots[i] == 0:
+                return
+            i = (i + 1) & mask
+        j = i
+        while True:
+            j = (j + 1) & mask
+            v = slots[j]
+            if v == 0:
+                break
+            home = v & mask
+            # v may move to the hole at i unless its home lies cyclically in (i, j]
+            if (i < home <= j) if i <= j else (home > i or home <= j):
+                continue
+            slots[i] = v
+            i = j
+        slots[i] = 0
+        self._count -= 1
+
     def _grow(self) -> None:
         old = self._slots
         self._size *= 2
@@ -153,7 +218,15 @@ class ValidationReport:
 
 @dataclass(slots=True)
 class _DocState:
+    #: index files: loc -> line of its first entry
     seen: dict[str, int] = field(default_factory=dict)
+    #: url and text files: hash(loc) of every entry, and the line of those read as nodes
+    hashes: set[int] = field(default_factory=set)
+    lines: dict[int, int] = field(default_factory=dict)
+    #: hashes of the entries cleared in bulk (strict lane), in file order, and per block
+    #: (index of its first entry there, that entry's line, one entry per line?)
+    order: array[int] = field(default_factory=lambda: array("q"))
+    blocks: list[tuple[int, int, bool]] = field(default_factory=list)
     entries: int = 0
     news: int = 0
     hints: int = 0
@@ -194,6 +267,8 @@ class Validator:
         self._scope_unknown = False
         self._doc: Doc | None = None
         self._st = _DocState()
+        self._lanes: dict[tuple[tuple[tuple[str, str], ...], str | None], StrictLane | None] = {}
+        self._hreflang_codes: dict[str, bool] = {}
 
     # --- emitting --------------------------------------------------------------------
     def add(self, doc: Doc | None, f: Finding) -> None:
@@ -232,7 +307,6 @@ class Validator:
     def handle(self, ev: Event) -> None:
         doc = ev.doc
         if ev.kind == "nodes":
-            nodes = cast(list[Node], ev.nodes)  # the validator's walker is never lean
             self._doc = doc
             st = self._docs.get(id(doc))
             if st is None:
@@ -240,9 +314,14 @@ class Validator:
             self._st = st
             kind = doc.kind
             if kind == "urlset":
-                for node in nodes:
-                    self._url(node)
-            elif kind == "sitemapindex":
+                for item in cast(list[Node | Block], ev.nodes):  # never lean: no tuples
+                    if isinstance(item, Block):
+                        self._block(item)
+                    else:
+                        self._url(item)
+                return
+            nodes = cast(list[Node], ev.nodes)  # blocks come only in a urlset
+            if kind == "sitemapindex":
                 for node in nodes:
                     self._sitemap(node)
             elif kind == "text":
@@ -266,15 +345,20 @@ class Validator:
             if ev.kind == "unreadable" or (is_unreadable(f) and doc.parent is None):
                 self.report.unreadable = True
 
+    @staticmethod
+    def _scope(doc: Doc) -> Scope | None:
+        if doc.url is None:
+            return None
+        try:
+            return Scope.of(doc.url)
+        except InputError:
+            return None
+
     def _begin(self, doc: Doc, keep: bool = True) -> _DocState:
         st = _DocState()
-        if doc.url is not None:
-            try:
-                st.scope = Scope.of(doc.url)
-            except InputError:
-                st.scope = None
-            else:
-                st.prefix = st.scope.origin + st.scope.directory
+        st.scope = self._scope(doc)
+        if st.scope is not None:
+            st.prefix = st.scope.origin + st.scope.directory
         if st.scope is None:
             self._scope_unknown = True
         if keep:
@@ -325,16 +409,14 @@ class Validator:
                     else f"the sitemap's directory {st.scope.origin}{st.scope.directory}"
                 )  # fmt: skip
                 self.emit(code, f'"{loc[:200]}" is outside {where}', node, loc)
-        first = st.seen.get(loc)
-        if first is not None:
-            self.emit(
-                "loc-duplicate",
-                f'"{loc[:200]}" is listed again (first at line {first})',
-                entry,
-                loc,
-            )
+        h = hash(loc)
+        if h in st.hashes:
+            first = st.lines.get(h) or self._bulk_line(st, h)
+            where = f"first at line {first}" if first else "first listed earlier in this file"
+            self.emit("loc-duplicate", f'"{loc[:200]}" is listed again ({where})', entry, loc)
         else:
-            st.seen[loc] = entry.line
+            st.hashes.add(h)
+            st.lines[h] = entry.line
             if self._set_seen.add(loc):
                 self.emit(
                     "loc-duplicate",
@@ -344,6 +426,16 @@ class Validator:
                 )
         self._origin(loc, entry)
         return loc
+
+    @staticmethod
+    def _bulk_line(st: _DocState, h: int) -> int | None:
+        """The line of a loc cleared in bulk, when its block had one entry per line."""
+        try:
+            i = st.order.index(h)
+        except ValueError:
+            return None
+        start, line, one_per_line = st.blocks[bisect_right([b[0] for b in st.blocks], i) - 1]
+        return line + (i - start) if one_per_line else None
 
     def _origin(self, loc: str, entry: Node) -> None:
         end = loc.find("/", 8)
@@ -568,12 +660,12 @@ class Validator:
                     st.no_default += 1
                     if st.no_default_node is None:
                         st.no_default_node = links[0]
-                self._keep_hreflang(loc, alts, entry)
+                self._keep_hreflang(loc, alts, entry.line)
 
     def _deprecated(self, what: str, node: Node) -> None:
         self._aggregate(what, node)
 
-    def _keep_hreflang(self, loc: str, alts: dict[str, str], entry: Node) -> None:
+    def _keep_hreflang(self, loc: str, alts: dict[str, str], line: int) -> None:
         if self._hreflang_over:
             return
         if len(self._hreflang) >= MAX_HREFLANG_PAGES:
@@ -590,8 +682,155 @@ class Validator:
             hash(pairs),
             pairs,
             len(self._sources) - 1,
-            entry.line,
+            line,
         )
+
+    # --- the strict lane ------------------------------------------------------------
+    def lane_for(self, doc: Doc) -> LaneFactory | None:
+        """The walker asks this per document: how to build its strict lane from the root."""
+        scope = self._scope(doc)
+        if doc.url is not None and scope is None:
+            return None  # a sitemap URL the scope rules cannot read: every entry as a node
+        prefix = None if scope is None else scope.origin + scope.directory
+        lanes = self._lanes
+
+        def factory(facts: XmlFacts) -> StrictLane | None:
+            if facts.root_ns != SITEMAP_NS:
+                return None
+            key = (tuple(facts.namespaces.items()), prefix)
+            if key not in lanes:
+                lanes[key] = build_lane(facts.namespaces, prefix)
+            return lanes[key]
+
+        return factory
+
+    def _block_slow(self, b: Block) -> None:
+        for node in block_nodes(b):
+            self._url(node)
+
+    @staticmethod
+    def _node_at(b: Block, raw: str, at: int, name: str) -> Node:
+        """A node standing for the element at ``raw[at]`` of a block (for a position)."""
+        nl = raw.rfind("\n", 0, at)
+        line = b.line + raw.count("\n", 0, at)
+        col = at - nl if nl >= 0 else b.col + at
+        return Node(SITEMAP_NS, name, {}, line, col)
+
+    def _block(self, b: Block) -> None:
+        """Clear a strict-lane block in bulk, or check its entries one by one.
+
+        The lane's pattern has already decided every rule of a single value; what
+        is left needs the set (duplicates, the future, counts, hreflang codes and
+        pairs).  Nothing is changed before every check has passed, so a block
+        that would draw any finding is checked by the per-entry path exactly as
+        if it had never been in the lane.
+        """
+        st = self._st
+        n = b.count
+        if st.entries + n > limits.MAX_ENTRIES_PER_FILE:
+            self._block_slow(b)
+            return
+        raw = b.data.decode("ascii")
+        amp = "&" in raw
+        text = raw.replace("&amp;", "&") if amp else raw
+        locs = LOCS.findall(text)
+        if len(locs) != n or max(map(len, locs)) >= limits.MAX_LOC_LENGTH:
+            self._block_slow(b)
+            return
+        lms: list[str] = LASTMODS.findall(text) if "<lastmod>" in text else []
+        if lms and max(lms) >= self._safe_day:  # maybe in the future: let the rule decide
+            self._block_slow(b)
+            return
+        pages = self._block_pages(b, raw, amp)
+        if pages is None:
+            self._block_slow(b)
+            return
+        hashes = list(map(hash, locs))
+        if len(set(hashes)) != n or not st.hashes.isdisjoint(hashes):
+            self._block_slow(b)
+            return
+        if not self._set_seen.add_new(hashes):
+            self._block_slow(b)
+            return
+        # --- cleared: record what the set-level rules need -----------------------------
+        st.entries += n
+        st.hashes.update(hashes)
+        newlines = raw.count("\n")
+        one_per_line = newlines == n and raw.count("\n<url>") == n
+        st.blocks.append((len(st.order), b.line + 1, one_per_line))
+        st.order.extend(hashes)
+        origins = [locs[0]] if b.lane.prefix is not None else set(ORIGINS.findall(text))
+        for origin in origins:
+            cut = origin.find("/", 8)
+            if (origin[:cut] if cut > 0 else origin) not in self._origin_raw:
+                at = raw.find("<loc>" + origin)
+                if at < 0:  # the origin itself held an &amp;: any entry will do
+                    at = raw.find("<loc>")
+                self._origin(raw[at + 5 : raw.find("<", at + 5)], self._node_at(b, raw, at, "url"))
+        if lms:
+            self._bulk_lastmods(b, raw, lms)
+        hints = text.count("<changefreq>") + text.count("<priority>")
+        if hints:
+            st.hints += hints
+            if st.hint_node is None:
+                at = min(i for i in (raw.find("<changefreq>"), raw.find("<priority>")) if i >= 0)
+                st.hint_node = self._node_at(b, raw, at, "hint")
+        for loc, alts, line, at in pages:
+            if "x-default" not in alts:
+                st.no_default += 1
+                if st.no_default_node is None:
+                    st.no_default_node = self._node_at(b, raw, at, "link")
+            self._keep_hreflang(loc, alts, line)
+
+    def _bulk_lastmods(self, b: Block, raw: str, lms: list[str]) -> None:
+        self._lastmod_total += len(lms)
+        if self._lastmod_first is None:
+            assert self._doc is not None
+            node = self._node_at(b, raw, raw.find("<lastmod>"), "lastmod")
+            self._lastmod_first = (self._doc.source, node.line)
+        tracked = self._lastmods
+        counts = Counter(lms)
+        for value in tracked.keys() & counts.keys():
+            tracked[value] += counts[value]
+        if len(tracked) < UNIFORM_TRACK:
+            for value, c in counts.items():
+                if value not in tracked:
+                    tracked[value] = c
+                    if len(tracked) >= UNIFORM_TRACK:
+                        break
+
+    def _block_pages(
+        self, b: Block, raw: str, amp: bool
+    ) -> list[tuple[str, dict[str, str], int, int]] | None:
+        """The hreflang alternates of a block's pages, or None if one would draw a finding."""
+        link, tag = b.lane.links, b.lane.link_tag
+        pages: list[tuple[str, dict[str, str], int, int]] = []
+        if link is None or tag not in raw:
+            return pages
+        known = self._hreflang_codes
+        line, last = b.line, 0
+        for m in ENTRIES.finditer(raw):
+            pairs: list[tuple[str, str]] = link.findall(m[2])
+            if not pairs:
+                continue
+            loc = m[1].replace("&amp;", "&") if amp else m[1]
+            alts: dict[str, str] = {}
+            for code, href in pairs:
+                if amp:
+                    href = href.replace("&amp;", "&")
+                ok = known.get(code)
+                if ok is None:
+                    ok = known[code] = hreflang_problem(code) is None
+                key = code.lower()
+                if not ok or alts.setdefault(key, href) != href:
+                    return None
+            if loc not in alts.values():
+                return None
+            start = m.start()
+            line += raw.count("\n", last, start)
+            last = start
+            pages.append((loc, alts, line, m.start(2) + m[2].find(tag)))
+        return pages
 
     def _stray(self, node: Node, parent: str, expected: str) -> None:
         core = self._doc.core_ns if self._doc else SITEMAP_NS
@@ -919,7 +1158,9 @@ async def avalidate(
         Scope.of(sitemap_url)  # raises InputError for a bad --sitemap-url
     for source in sources:
         validator = Validator(report, moment)
-        walker = Walker(session=session, limits=limits, sitemap_url=sitemap_url)
+        walker = Walker(
+            session=session, limits=limits, sitemap_url=sitemap_url, strict=validator.lane_for
+        )
         events: AsyncIterator[Event] = walker.walk([source])
         async for ev in events:
             validator.handle(ev)

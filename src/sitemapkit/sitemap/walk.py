@@ -13,7 +13,7 @@ the index is opened there instead of fetched.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -23,7 +23,14 @@ from urllib.parse import unquote, urlsplit
 from sitemapkit.limits import SITEMAP_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.discover import discover, parse_robots_sitemaps
-from sitemapkit.sitemap.parse import Node, ParseProblem, Plain, XmlFacts, XmlStreamParser
+from sitemapkit.sitemap.parse import (
+    Item,
+    LaneFactory,
+    Node,
+    ParseProblem,
+    XmlFacts,
+    XmlStreamParser,
+)
 from sitemapkit.sitemap.source import (
     Decoder,
     FetchInfo,
@@ -80,8 +87,9 @@ class Event:
 
     kind: str
     doc: Doc
-    #: Nodes; plain entries as :data:`Plain` tuples when the walker is lean
-    nodes: list[Node | Plain] = field(default_factory=list)
+    #: Nodes; plain entries as :data:`Plain` tuples when the walker is lean, strict-lane
+    #: :class:`~sitemapkit.sitemap.lane.Block` values when it has a lane factory
+    nodes: list[Item] = field(default_factory=list)
     finding: Finding | None = None
 
 
@@ -123,7 +131,7 @@ class TextParser:
     def __init__(self) -> None:
         self._tail = b""
         self._lineno = 0
-        self.out: list[Node | Plain] = []
+        self.out: list[Item] = []
         self.entries = 0
 
     def feed(self, data: bytes, final: bool = False) -> None:
@@ -155,8 +163,11 @@ class Walker:
         follow: bool = True,
         lean: bool = False,
         locs_only: bool = False,
+        strict: Callable[[Doc], LaneFactory | None] | None = None,
     ) -> None:
         self.lean = lean or locs_only
+        #: the validator's strict lane, per document (see :mod:`sitemapkit.sitemap.lane`)
+        self.strict = strict
         self.locs_only = locs_only
         self.limits = limits or ReadLimits()
         self.sitemap_url = sitemap_url
@@ -382,18 +393,22 @@ class Walker:
         if not body and not final:
             return None
         if body.startswith(b"<") or not body or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
+            xml = self._xml(doc)
             doc.facts = xml.facts
             return xml
         # Leading junk before an XML declaration is still XML (xml-leading-content).
         if b"<?xml" in head[:4096]:
-            xml = XmlStreamParser(lean=self.lean, locs_only=self.locs_only)
+            xml = self._xml(doc)
             doc.facts = xml.facts
             return xml
         doc.kind = "text"
         return TextParser()
 
-    def _collect_children(self, doc: Doc, nodes: list[Node | Plain]) -> None:
+    def _xml(self, doc: Doc) -> XmlStreamParser:
+        strict = self.strict(doc) if self.strict is not None else None
+        return XmlStreamParser(lean=self.lean, locs_only=self.locs_only, strict=strict)
+
+    def _collect_children(self, doc: Doc, nodes: list[Item]) -> None:
         _set_kind(doc)
         if doc.kind != "sitemapindex":
             return
@@ -403,7 +418,7 @@ class Walker:
                 if not node[0]:
                     doc.children.append((node[1].strip(), node[5]))
                 continue
-            if node.name != "sitemap":
+            if not isinstance(node, Node) or node.name != "sitemap":
                 continue
             for c in node.children:
                 if c.name == "loc" and (c.ns in (ns, "")):
