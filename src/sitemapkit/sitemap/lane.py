@@ -58,7 +58,6 @@ LOCS: Final = re.compile(r"<loc>([^<]*)</loc>")
 LASTMODS: Final = re.compile(r"<lastmod>([^<]*)</lastmod>")
 #: the raw origin of each loc, for the mixed-origins rule when the scope is unknown
 ORIGINS: Final = re.compile(r"<loc>(https?://[^/?#<]*)")
-ENTRIES: Final = re.compile(r"<url>[ \t\r\n]*<loc>([^<]*)</loc>(.*?)</url>", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +69,7 @@ class StrictLane:
     #: the root start tag (with every namespace it declares), to parse a block again
     root: bytes
     #: hreflang alternates: their element and attribute pattern (None: not in this lane)
+    #: each loc, and each alternate as (hreflang, href), in file order (None: no xhtml)
     links: re.Pattern[str] | None
     link_tag: str
     #: origin + directory every loc starts with, when the sitemap's own URL is known
@@ -118,8 +118,8 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
             + b'"' + _S + b'href="' + _ABS_URL + b'"' + _W + b"/>" + _W + b")*+"
         )  # fmt: skip
         links = re.compile(
-            "<" + re.escape(xhtml) + r':link[ \t\r\n]+rel="alternate"[ \t\r\n]+'
-            r'hreflang="([^"]*)"[ \t\r\n]+href="([^"]*)"'
+            r"<loc>([^<]*)</loc>|<" + re.escape(xhtml) + r':link[ \t\r\n]+rel="alternate"'
+            r'[ \t\r\n]+hreflang="([^"]*)"[ \t\r\n]+href="([^"]*)"'
         )
     if image is not None:
         i = image.encode()

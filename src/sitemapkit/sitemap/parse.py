@@ -53,6 +53,7 @@ _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
 _BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
+_CONTINUATION: Final = bytes(range(0x80, 0xC0))
 _AFTER_NAME: Final = (b">", b" ", b"\t", b"\n", b"\r", b"/")
 #: bytes held back at a chunk's end, waiting for the rest of a plain entry
 _MAX_HOLD: Final = 1 << 20
@@ -159,6 +160,7 @@ class XmlStreamParser:
         self._strict = strict
         self._lane: StrictLane | None = None
         self._lstart = 0  # stream offset where the current line starts (strict lane)
+        self._lfix = 0  # UTF-8 continuation bytes between that start and _cnt
         self._fast = False
         self._pend = b""
         self._cnt = 0  # position in the pending buffer up to which lines are counted
@@ -451,30 +453,27 @@ class XmlStreamParser:
         buf = self._pend + data if self._pend else data
         lane = self._lane
         assert lane is not None
+        if buf.count(b"\r") != buf.count(b"\r\n"):  # lone CRs end lines for expat only
+            self._leave_lane(buf[start:], final)
+            return
         run = lane.run.match
         parse = self._parse
-        count = buf.count
         find = buf.find
         blank_gap = _BLANK_GAP.match
         out = self.out
         facts = self.facts
         size = len(buf)
         pos = start
-        cnt, line, lstart = self._cnt, self._line, self._lstart
         offset = self._line_offset
         while True:
             m = run(buf, pos)
             assert m is not None  # (?:...)*+ matches, if only the empty string
             e = m.end()
             if e > pos:
-                line += count(b"\n", cnt, pos)
-                nl = buf.rfind(b"\n", cnt, pos)
-                if nl >= 0:
-                    lstart = self._abs + nl + 1
-                cnt = pos
+                line, col = self._count_to(buf, pos)
                 chunk = buf[pos:e]
                 n = chunk.count(b"<url>")
-                out.append(Block(chunk, line + offset, self._abs + pos - lstart + 1, n, lane))
+                out.append(Block(chunk, line + offset, col, n, lane))
                 facts.entries += n
                 k = chunk.count(b"\n")
                 if k == 0:
@@ -520,15 +519,31 @@ class XmlStreamParser:
             return
         if end > pos:
             parse(buf[pos:end])
-        line += count(b"\n", cnt, end)
-        nl = buf.rfind(b"\n", cnt, end)
-        if nl >= 0:
-            lstart = self._abs + nl + 1
-        self._line, self._cnt, self._lstart = line, 0, lstart
+        self._count_to(buf, end)
+        self._cnt = 0
         self._pend = buf[end:]
         self._abs += end
         if final:
             parse(b"", True)
+
+    def _count_to(self, buf: bytes, upto: int) -> tuple[int, int]:
+        """Move the line count on to ``buf[upto]``; return its line and expat's column there.
+
+        expat counts a column per character, so UTF-8 continuation bytes are left out.
+        """
+        cnt = self._cnt
+        nl = buf.rfind(b"\n", cnt, upto)
+        if nl >= 0:
+            self._line += buf.count(b"\n", cnt, upto)
+            self._lstart = self._abs + nl + 1
+            seg = buf[nl + 1 : upto]
+            self._lfix = 0
+        else:
+            seg = buf[cnt:upto]
+        if not seg.isascii():
+            self._lfix += len(seg) - len(seg.translate(None, _CONTINUATION))
+        self._cnt = upto
+        return self._line, self._abs + upto - self._lstart + 1 - self._lfix
 
     def _leave_lane(self, rest: bytes, final: bool) -> None:
         self._fast = False

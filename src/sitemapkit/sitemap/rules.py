@@ -30,7 +30,6 @@ from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import severity
 from sitemapkit.sitemap.lane import (
-    ENTRIES,
     LASTMODS,
     LOCS,
     ORIGINS,
@@ -238,6 +237,10 @@ class _DocState:
     scope: Scope | None = None
     #: origin + directory: a loc starting with it is in scope without parsing it
     prefix: str = "\x00"
+
+
+#: a page of a strict-lane block with alternates: (loc, hreflang -> href, entry index)
+_Page = tuple[str, dict[str, str], int]
 
 
 class Validator:
@@ -741,7 +744,7 @@ class Validator:
         if lms and max(lms) >= self._safe_day:  # maybe in the future: let the rule decide
             self._block_slow(b)
             return
-        pages = self._block_pages(b, raw, amp)
+        pages = self._block_pages(b, raw, text)
         if pages is None:
             self._block_slow(b)
             return
@@ -759,14 +762,16 @@ class Validator:
         one_per_line = newlines == n and raw.count("\n<url>") == n
         st.blocks.append((len(st.order), b.line + 1, one_per_line))
         st.order.extend(hashes)
-        origins = [locs[0]] if b.lane.prefix is not None else set(ORIGINS.findall(text))
+        # the distinct origins in file order (the first one met is the one others mix with)
+        origins = [locs[0]] if b.lane.prefix is not None else dict.fromkeys(ORIGINS.findall(text))
         for origin in origins:
             cut = origin.find("/", 8)
             if (origin[:cut] if cut > 0 else origin) not in self._origin_raw:
                 at = raw.find("<loc>" + origin)
                 if at < 0:  # the origin itself held an &amp;: any entry will do
                     at = raw.find("<loc>")
-                self._origin(raw[at + 5 : raw.find("<", at + 5)], self._node_at(b, raw, at, "url"))
+                entry = self._node_at(b, raw, raw.rfind("<url>", 0, at), "url")
+                self._origin(raw[at + 5 : raw.find("<", at + 5)].replace("&amp;", "&"), entry)
         if lms:
             self._bulk_lastmods(b, raw, lms)
         hints = text.count("<changefreq>") + text.count("<priority>")
@@ -775,12 +780,33 @@ class Validator:
             if st.hint_node is None:
                 at = min(i for i in (raw.find("<changefreq>"), raw.find("<priority>")) if i >= 0)
                 st.hint_node = self._node_at(b, raw, at, "hint")
-        for loc, alts, line, at in pages:
-            if "x-default" not in alts:
-                st.no_default += 1
-                if st.no_default_node is None:
-                    st.no_default_node = self._node_at(b, raw, at, "link")
-            self._keep_hreflang(loc, alts, line)
+        if pages:
+            starts: list[int] = []
+            if not one_per_line:
+                at = raw.find("<url>")
+                while at >= 0:
+                    starts.append(at)
+                    at = raw.find("<url>", at + 5)
+            line, last = b.line, 0
+            for loc, alts, k in pages:
+                if one_per_line:
+                    line = b.line + 1 + k
+                else:  # pages come in file order: count on from the last one
+                    line += raw.count("\n", last, starts[k])
+                    last = starts[k]
+                if "x-default" not in alts:
+                    st.no_default += 1
+                    if st.no_default_node is None:
+                        at = raw.find(b.lane.link_tag, self._nth_entry(raw, k))
+                        st.no_default_node = self._node_at(b, raw, at, "link")
+                self._keep_hreflang(loc, alts, line)
+
+    @staticmethod
+    def _nth_entry(raw: str, k: int) -> int:
+        at = raw.find("<url>")
+        for _ in range(k):
+            at = raw.find("<url>", at + 5)
+        return at
 
     def _bulk_lastmods(self, b: Block, raw: str, lms: list[str]) -> None:
         self._lastmod_total += len(lms)
@@ -799,37 +825,35 @@ class Validator:
                     if len(tracked) >= UNIFORM_TRACK:
                         break
 
-    def _block_pages(
-        self, b: Block, raw: str, amp: bool
-    ) -> list[tuple[str, dict[str, str], int, int]] | None:
+    def _block_pages(self, b: Block, raw: str, text: str) -> list[_Page] | None:
         """The hreflang alternates of a block's pages, or None if one would draw a finding."""
-        link, tag = b.lane.links, b.lane.link_tag
-        pages: list[tuple[str, dict[str, str], int, int]] = []
-        if link is None or tag not in raw:
+        link = b.lane.links
+        pages: list[_Page] = []
+        if link is None or b.lane.link_tag not in raw:
             return pages
         known = self._hreflang_codes
-        line, last = b.line, 0
-        for m in ENTRIES.finditer(raw):
-            pairs: list[tuple[str, str]] = link.findall(m[2])
-            if not pairs:
+        k = -1
+        loc = ""
+        alts: dict[str, str] = {}
+        for found, code, href in link.findall(text):
+            if found:
+                if alts:
+                    if loc not in alts.values():
+                        return None
+                    pages.append((loc, alts, k))
+                    alts = {}
+                k += 1
+                loc = found
                 continue
-            loc = m[1].replace("&amp;", "&") if amp else m[1]
-            alts: dict[str, str] = {}
-            for code, href in pairs:
-                if amp:
-                    href = href.replace("&amp;", "&")
-                ok = known.get(code)
-                if ok is None:
-                    ok = known[code] = hreflang_problem(code) is None
-                key = code.lower()
-                if not ok or alts.setdefault(key, href) != href:
-                    return None
+            ok = known.get(code)
+            if ok is None:
+                ok = known[code] = hreflang_problem(code) is None
+            if not ok or alts.setdefault(code.lower(), href) != href:
+                return None
+        if alts:
             if loc not in alts.values():
                 return None
-            start = m.start()
-            line += raw.count("\n", last, start)
-            last = start
-            pages.append((loc, alts, line, m.start(2) + m[2].find(tag)))
+            pages.append((loc, alts, k))
         return pages
 
     def _stray(self, node: Node, parent: str, expected: str) -> None:
@@ -1147,6 +1171,7 @@ async def avalidate(
     sitemap_url: str | None = None,
     now: datetime | None = None,
     limits: ReadLimits | None = None,
+    strict_lane: bool = True,
 ) -> ValidationReport:
     """Validate each SOURCE (and everything it leads to); see :func:`validate`."""
     report = ValidationReport()
@@ -1159,7 +1184,10 @@ async def avalidate(
     for source in sources:
         validator = Validator(report, moment)
         walker = Walker(
-            session=session, limits=limits, sitemap_url=sitemap_url, strict=validator.lane_for
+            session=session,
+            limits=limits,
+            sitemap_url=sitemap_url,
+            strict=validator.lane_for if strict_lane else None,
         )
         events: AsyncIterator[Event] = walker.walk([source])
         async for ev in events:
@@ -1174,10 +1202,17 @@ def validate(
     sitemap_url: str | None = None,
     now: datetime | None = None,
     limits: ReadLimits | None = None,
+    strict_lane: bool = True,
 ) -> ValidationReport:
     """Check every rule of RULES.md decidable from ``sources`` (files, ``-`` or URLs).
 
     ``sitemap_url`` is the URL a local file is served at (scope rules); ``now``
     is the moment ``lastmod-future`` and ``news-stale`` are judged against.
+    ``strict_lane=False`` checks every entry as nodes, the slow way (the findings
+    are the same: the tests hold the two paths to that).
     """
-    return asyncio.run(avalidate(sources, sitemap_url=sitemap_url, now=now, limits=limits))
+    return asyncio.run(
+        avalidate(
+            sources, sitemap_url=sitemap_url, now=now, limits=limits, strict_lane=strict_lane
+        )
+    )

@@ -1,0 +1,353 @@
+"""The validator's strict lane changes the speed, never the findings.
+
+Every test here validates the same files twice, with the lane and with every
+entry built as nodes (``strict_lane=False``), and wants the same findings:
+code, severity, message, source, line and column.  Hypothesis mixes entries
+the lane clears in bulk with every kind of entry that must fall back (bad
+values, duplicates, dates in the future, comments, other extensions), in
+several layouts and read in chunks small enough to split entries anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sitemapkit import dates
+from sitemapkit.model import Finding
+from sitemapkit.sitemap import source
+from sitemapkit.sitemap.lane import DATE, Block, build_lane
+from sitemapkit.sitemap.parse import Node, XmlStreamParser, block_nodes
+from sitemapkit.sitemap.rules import HashSet64, validate
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+BASE = "https://example.com/shop/"
+SM = "http://www.sitemaps.org/schemas/sitemap/0.9"
+NS = (
+    f'xmlns="{SM}" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'
+)
+
+# --- building blocks ---------------------------------------------------------------------
+LOCS = st.sampled_from(
+    [
+        BASE + "a",
+        BASE + "b.html",
+        BASE + "c?x=1&amp;y=2",
+        BASE + "d%20e",
+        BASE + "caf%C3%A9",
+        BASE + "p/[1]",
+        BASE + "x" * 2100,  # too long
+        BASE + "bad%zz",
+        BASE + "sp ace",
+        BASE + "café",
+        "https://example.com/other/dir",  # outside the directory
+        "https://EXAMPLE.com/shop/upper",
+        "http://example.com/shop/http",  # another origin
+        "https://www.example.com/shop/www",
+        "/shop/relative",
+        "",
+        " " + BASE + "padded ",
+        "HTTPS://example.com/shop/caps",
+    ]
+) | st.integers(0, 40).map(lambda i: f"{BASE}item-{i}")
+LASTMODS = st.sampled_from(
+    [
+        "2024-01-31",
+        "2024-02-29",
+        "2023-02-29",
+        "2024-04-31",
+        "2024-13-01",
+        "2024-05-20T10:11:12Z",
+        "2024-05-20T10:11:12.5+02:00",
+        "2024-05-20T10:11:12",
+        "2024-05-20T10:11Z",
+        "2024-05",
+        "2024-05-31T23:59:59-23:59",
+        "2024-06-01",
+        "2024-06-02T12:00:00+00:00",
+        "2031-01-01",
+        "0000-01-01",
+        " 2024-01-02 ",
+        "yesterday",
+        "2024-05-20T24:00:00Z",
+    ]
+)
+FREQS = st.sampled_from(["daily", "weekly", "Daily", "sometimes", " never "])
+PRIOS = st.sampled_from(["0.5", "1.0", "1", "0", ".3", "0.", "1.5", "00.5", "high", "+0.4"])
+IMAGES = st.sampled_from(
+    [
+        "https://cdn.example.com/i.jpg",
+        "https://cdn.example.com/i.jpg?w=1&amp;h=2",
+        "/relative.jpg",
+        "ftp://x/y.jpg",
+    ]
+)
+CODES = st.sampled_from(["en", "de", "en-GB", "x-default", "EN", "en_GB", "gb", "zz-QQ", "fr"])
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> str:
+    loc = draw(LOCS)
+    parts = [f"<loc>{loc}</loc>"]
+    if draw(st.booleans()):
+        parts.append(f"<lastmod>{draw(LASTMODS)}</lastmod>")
+    if draw(st.integers(0, 4)) == 0:
+        parts.append(f"<changefreq>{draw(FREQS)}</changefreq>")
+    if draw(st.integers(0, 4)) == 0:
+        parts.append(f"<priority>{draw(PRIOS)}</priority>")
+    for _ in range(draw(st.integers(0, 2))):
+        parts.append(f"<image:image><image:loc>{draw(IMAGES)}</image:loc></image:image>")
+    if draw(st.integers(0, 2)) == 0:
+        group = draw(st.lists(LOCS, min_size=0, max_size=2))
+        alts = [loc, *group]
+        codes = draw(st.lists(CODES, min_size=len(alts), max_size=len(alts)))
+        for code, href in zip(codes, alts, strict=True):
+            parts.append(f'<xhtml:link rel="alternate" hreflang="{code}" href="{href}"/>')
+    odd = draw(st.integers(0, 12))
+    if odd == 0:
+        parts.insert(0, "<priority>0.5</priority>")  # out of order
+    elif odd == 1:
+        parts.append(
+            "<video:video><video:thumbnail_loc>https://example.com/t.jpg</video:thumbnail_loc>"
+            "</video:video>"
+        )
+    elif odd == 2:
+        parts.append("<mystery>1</mystery>")
+    open_tag = '<url id="1">' if odd == 3 else "<url>"
+    return open_tag + "".join(parts) + "</url>"
+
+
+LAYOUTS = ["line", "pretty", "flat", "crlf", "cr"]
+
+
+def render(items: list[str], layout: str, comment_at: int | None) -> str:
+    out = []
+    for i, e in enumerate(items):
+        if comment_at == i:
+            out.append("<!-- generated -->")
+        if layout == "pretty":
+            e = e.replace("><", ">\n    <").replace("    </url>", "</url>")
+        out.append(e)
+    sep = {"line": "\n", "pretty": "\n  ", "flat": "", "crlf": "\r\n", "cr": "\r"}[layout]
+    body = sep.join(out)
+    nl = {"crlf": "\r\n", "cr": "\r"}.get(layout, "\n")
+    return f'<?xml version="1.0" encoding="UTF-8"?>{nl}<urlset {NS}>{nl}{body}{nl}</urlset>{nl}'
+
+
+def key(f: Finding) -> tuple[object, ...]:
+    message = f.message
+    if f.code == "loc-duplicate":  # the first line is named only when it is cheap to know
+        message = re.sub(r"\((first at line \d+|first listed earlier in this file)\)", "", message)
+    return (f.code, f.severity, message, f.source, f.line, f.column, f.url)
+
+
+def same_findings(paths: list[Path], sitemap_url: str | None) -> None:
+    fast = validate([str(p) for p in paths], sitemap_url=sitemap_url, now=NOW)
+    slow = validate([str(p) for p in paths], sitemap_url=sitemap_url, now=NOW, strict_lane=False)
+    assert [key(f) for f in fast.findings] == [key(f) for f in slow.findings]
+    assert fast.entries == slow.entries
+    assert fast.skipped == slow.skipped
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    items=st.lists(entries(), min_size=1, max_size=40),
+    layout=st.sampled_from(LAYOUTS),
+    comment=st.none() | st.integers(0, 40),
+    chunk=st.sampled_from([64, 333, 4096, 256 * 1024]),
+    scoped=st.booleans(),
+)
+def test_lane_finds_what_nodes_find(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    items: list[str],
+    layout: str,
+    comment: int | None,
+    chunk: int,
+    scoped: bool,
+) -> None:
+    monkeypatch.setattr(source, "CHUNK_BYTES", chunk)
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(render(items, layout, comment).encode())
+    same_findings([path], BASE + "sitemap.xml" if scoped else None)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    first=st.lists(entries(), min_size=1, max_size=25),
+    second=st.lists(entries(), min_size=1, max_size=25),
+    layout=st.sampled_from(LAYOUTS),
+)
+def test_lane_across_an_index(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    first: list[str],
+    second: list[str],
+    layout: str,
+) -> None:
+    """Duplicates, hreflang pairs and origins across the files of one set."""
+    monkeypatch.setattr(source, "CHUNK_BYTES", 200)
+    (tmp_path / "a.xml").write_bytes(render(first, layout, None).encode())
+    (tmp_path / "b.xml").write_bytes(render(second, layout, None).encode())
+    (tmp_path / "index.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n'
+        f"<sitemap><loc>{BASE}a.xml</loc></sitemap>\n"
+        f"<sitemap><loc>{BASE}b.xml</loc></sitemap>\n</sitemapindex>\n"
+    )
+    same_findings([tmp_path / "index.xml"], BASE + "index.xml")
+
+
+def test_a_large_clean_file_goes_through_the_lane(tmp_path: Path) -> None:
+    """The lane is really taken (blocks, not nodes), and a late duplicate is still found."""
+    lines = [f"<url><loc>{BASE}p/{i}</loc><lastmod>2024-01-02</lastmod></url>" for i in range(3000)]
+    lines.append(f"<url><loc>{BASE}p/17</loc></url>")
+    text = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n'
+    text += "\n".join(lines) + "\n</urlset>\n"
+    parser = XmlStreamParser(strict=lambda facts: build_lane(facts.namespaces, BASE))
+    parser.feed(text.encode(), final=True)
+    blocks = [b for b in parser.out if isinstance(b, Block)]
+    assert sum(b.count for b in blocks) == 3001
+    path = tmp_path / "big.xml"
+    path.write_text(text)
+    report = validate([str(path)], sitemap_url=BASE + "big.xml", now=NOW)
+    dups = [f for f in report.findings if f.code == "loc-duplicate"]
+    assert [(f.line, f.message) for f in dups] == [
+        (3003, f'"{BASE}p/17" is listed again (first at line 20)')
+    ]
+    same_findings([path], BASE + "big.xml")
+
+
+def test_block_nodes_have_the_file_positions() -> None:
+    text = (
+        f'<?xml version="1.0"?>\n<urlset xmlns="{SM}">  <url><loc>{BASE}a</loc></url>\n'
+        f"  <url>\n    <loc>{BASE}b</loc>\n  </url></urlset>"
+    ).encode()
+    parser = XmlStreamParser(strict=lambda facts: build_lane(facts.namespaces, BASE))
+    parser.feed(text, final=True)
+    (block,) = [b for b in parser.out if isinstance(b, Block)]
+    plain = XmlStreamParser()
+    plain.feed(text, final=True)
+
+    def where(nodes: list[Node]) -> list[tuple[int, int]]:
+        return [(n.line, n.col) for e in nodes for n in (e, *e.children)]
+
+    expected = where([n for n in plain.out if isinstance(n, Node)])
+    assert where(block_nodes(block)) == expected == [(2, 63), (2, 68), (3, 3), (4, 5)]
+
+
+def test_lane_dates_are_exactly_the_fine_ones() -> None:
+    """Every YYYY-MM-DD the lane takes, classify calls fine, and the other way round."""
+    date_re = re.compile(DATE.decode())
+    for year in (1, 1900, 2000, 2023, 2024, 2100, 2400, 9999):
+        for month in range(0, 14):
+            for day in range(0, 33):
+                text = f"{year:04d}-{month:02d}-{day:02d}"
+                assert (date_re.fullmatch(text) is not None) == (dates.classify(text) is None), text
+    assert date_re.fullmatch("0000-01-01") is None
+
+
+@given(st.text(alphabet="0123456789-T:Z+.", min_size=4, max_size=32))
+def test_lane_dates_never_take_what_classify_rejects(text: str) -> None:
+    if re.fullmatch(DATE.decode(), text):
+        assert dates.classify(text) is None
+
+
+def test_lane_times_match_classify() -> None:
+    date_re = re.compile(DATE.decode())
+    day = date(2024, 3, 5)
+    samples = [
+        f"{day}T{h:02d}:{m:02d}:{s:02d}{frac}{tz}"
+        for h in (0, 23, 24)
+        for m in (0, 59, 60)
+        for s in (0, 59, 60)
+        for frac in ("", ".5", ".123456")
+        for tz in ("Z", "+00:00", "-23:59", "+24:00", "+05:60", "")
+    ]
+    for text in samples:
+        assert (date_re.fullmatch(text) is not None) == (dates.classify(text) is None), text
+
+
+def test_hashset_add_new_leaves_the_set_as_it_was() -> None:
+    s = HashSet64()
+    before = [hash(f"u{i}") for i in range(1000)]
+    assert s.add_new(before)
+    fresh = [hash(f"v{i}") for i in range(500)]
+    assert not s.add_new([*fresh, before[10]])
+    # none of the fresh ones stayed: adding them again finds each new
+    assert all(not s.add(f"v{i}") for i in range(500))
+    assert all(s.add(f"u{i}") for i in range(1000))
+
+
+def test_hashset_removal_keeps_wrapped_probe_runs() -> None:
+    """Backward-shift deletion across the end of the table keeps every other hash findable."""
+    s = HashSet64()
+    size = 1 << 16
+    # five hashes that all want the last slot, so their run wraps to the start
+    crowd = [(size - 1) + size * k for k in range(1, 6)]
+    assert s.add_new(crowd)
+    assert not s.add_new([size * 7 + 3, size * 9 + size - 1, crowd[2]])
+    assert not s.add_new(crowd[4:])
+    assert s.add_new([size * 7 + 3, size * 9 + size - 1])
+
+
+def test_future_dates_in_a_block_are_found(tmp_path: Path) -> None:
+    soon = (NOW + timedelta(days=3)).date().isoformat()
+    text = (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n'
+        + "\n".join(
+            f"<url><loc>{BASE}{i}</loc><lastmod>{soon if i == 5 else '2024-01-01'}</lastmod></url>"
+            for i in range(50)
+        )
+        + "\n</urlset>\n"
+    )
+    path = tmp_path / "f.xml"
+    path.write_text(text)
+    report = validate([str(path)], sitemap_url=BASE + "f.xml", now=NOW)
+    assert [(f.code, f.line) for f in report.findings if f.code == "lastmod-future"] == [
+        ("lastmod-future", 8)
+    ]
+    same_findings([path], BASE + "f.xml")
+
+
+def test_lane_counts_entries_past_the_limit(tmp_path: Path) -> None:
+    """too-many-entries is named at the 50,001st entry, inside what would be a block."""
+    body = "\n".join(f"<url><loc>{BASE}{i}</loc></url>" for i in range(50_003))
+    path = tmp_path / "many.xml"
+    path.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}">\n{body}\n</urlset>'
+    )
+    report = validate([str(path)], sitemap_url=BASE + "many.xml", now=NOW)
+    assert [(f.code, f.line) for f in report.findings if f.code == "too-many-entries"] == [
+        ("too-many-entries", 50_003)
+    ]
+    same_findings([path], BASE + "many.xml")
+
+
+def test_lane_keeps_uniform_lastmods_and_first_positions(tmp_path: Path) -> None:
+    """Set-level notes that name a first position: uniform lastmod, hints, no x-default."""
+    rows = [
+        f"<url><loc>{BASE}{i}</loc><lastmod>2024-01-01</lastmod><priority>0.5</priority>"
+        f'<xhtml:link rel="alternate" hreflang="en" href="{BASE}{i}"/></url>'
+        for i in range(400)
+    ]
+    path = tmp_path / "u.xml"
+    path.write_text(render(rows, "pretty", None))
+    report = validate([str(path)], sitemap_url=BASE + "u.xml", now=NOW)
+    codes = {f.code for f in report.findings}
+    assert {"lastmod-uniform", "hint-ignored", "hreflang-no-default"} <= codes
+    same_findings([path], BASE + "u.xml")
