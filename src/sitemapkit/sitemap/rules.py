@@ -1212,7 +1212,5 @@ def validate(
     are the same: the tests hold the two paths to that).
     """
     return asyncio.run(
-        avalidate(
-            sources, sitemap_url=sitemap_url, now=now, limits=limits, strict_lane=strict_lane
-        )
+        avalidate(sources, sitemap_url=sitemap_url, now=now, limits=limits, strict_lane=strict_lane)
     )
