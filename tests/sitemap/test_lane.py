@@ -127,7 +127,14 @@ def entries(draw: st.DrawFn) -> str:
 LAYOUTS = ["line", "pretty", "flat", "crlf", "cr"]
 
 
-def render(items: list[str], layout: str, comment_at: int | None) -> str:
+PROLOGS = [
+    "",
+    "<!-- generator: test <urlset> -->\n",
+    '<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>\n',
+]
+
+
+def render(items: list[str], layout: str, comment_at: int | None, prolog: str = "") -> str:
     out = []
     for i, e in enumerate(items):
         if comment_at == i:
@@ -138,7 +145,8 @@ def render(items: list[str], layout: str, comment_at: int | None) -> str:
     sep = {"line": "\n", "pretty": "\n  ", "flat": "", "crlf": "\r\n", "cr": "\r"}[layout]
     body = sep.join(out)
     nl = {"crlf": "\r\n", "cr": "\r"}.get(layout, "\n")
-    return f'<?xml version="1.0" encoding="UTF-8"?>{nl}<urlset {NS}>{nl}{body}{nl}</urlset>{nl}'
+    head = f'<?xml version="1.0" encoding="UTF-8"?>{nl}{prolog}'
+    return f"{head}<urlset {NS}>{nl}{body}{nl}</urlset>{nl}"
 
 
 def key(f: Finding) -> tuple[object, ...]:
@@ -167,6 +175,7 @@ def same_findings(paths: list[Path], sitemap_url: str | None) -> None:
     comment=st.none() | st.integers(0, 40),
     chunk=st.sampled_from([64, 333, 4096, 256 * 1024]),
     scoped=st.booleans(),
+    prolog=st.sampled_from(PROLOGS),
 )
 def test_lane_finds_what_nodes_find(
     tmp_path: Path,
@@ -176,10 +185,11 @@ def test_lane_finds_what_nodes_find(
     comment: int | None,
     chunk: int,
     scoped: bool,
+    prolog: str,
 ) -> None:
     monkeypatch.setattr(source, "CHUNK_BYTES", chunk)
     path = tmp_path / "sitemap.xml"
-    path.write_bytes(render(items, layout, comment).encode())
+    path.write_bytes(render(items, layout, comment, prolog).encode())
     same_findings([path], BASE + "sitemap.xml" if scoped else None)
 
 
@@ -230,6 +240,15 @@ def test_a_large_clean_file_goes_through_the_lane(tmp_path: Path) -> None:
         (3003, f'"{BASE}p/17" is listed again (first at line 20)')
     ]
     same_findings([path], BASE + "big.xml")
+
+
+@pytest.mark.parametrize("prolog", PROLOGS)
+def test_the_lane_starts_after_a_prolog(prolog: str) -> None:
+    """A generator comment or a stylesheet PI before the root keeps the lane."""
+    rows = [f"<url><loc>{BASE}{i}</loc></url>" for i in range(10)]
+    parser = XmlStreamParser(strict=lambda facts: build_lane(facts.namespaces, BASE))
+    parser.feed(render(rows, "line", None, prolog).encode(), final=True)
+    assert sum(b.count for b in parser.out if isinstance(b, Block)) == 10
 
 
 def test_block_nodes_have_the_file_positions() -> None:

@@ -68,6 +68,35 @@ ENTRY_NAMES: Final[dict[str, str | None]] = {
 }
 
 
+def _root_start(data: bytes) -> re.Match[bytes] | None:
+    """The root's start tag, past the comments and processing instructions before it.
+
+    Generators often put a comment (``<!-- generator=... -->``) or a stylesheet
+    PI before the root; a DOCTYPE or anything unclosed gives None (expat decides).
+    """
+    pos = 0
+    while True:
+        m = _FIRST_ELEMENT.search(data, pos)
+        if m is None:
+            return None
+        mark = data.find(b"<!", pos, m.start())
+        quest = data.find(b"<?", pos, m.start())
+        if mark < 0 and quest < 0:
+            return m
+        if quest >= 0 and (mark < 0 or quest < mark):
+            end = data.find(b"?>", quest + 2)
+            if end < 0:
+                return None
+            pos = end + 2
+        elif data.startswith(b"<!--", mark):
+            end = data.find(b"-->", mark + 4)
+            if end < 0:
+                return None
+            pos = end + 3
+        else:
+            return None
+
+
 class Node:
     """One element of an entry: namespace, local name, attributes, text, position."""
 
@@ -233,12 +262,8 @@ class XmlStreamParser:
     # entries become nodes as usual, and every position stays exact.
     def _first(self, data: bytes, final: bool) -> None:
         enc = (self.facts.declared_encoding or "utf-8").lower().replace("_", "-")
-        m = _FIRST_ELEMENT.search(data)
-        if (
-            m is None
-            or enc not in ("utf-8", "utf8", "us-ascii", "ascii")
-            or b"<!" in data[: m.start()]
-        ):
+        m = _root_start(data)
+        if m is None or enc not in ("utf-8", "utf8", "us-ascii", "ascii"):
             self._parse(data, final)
             return
         self._parse(data[: m.end()])
