@@ -370,3 +370,25 @@ def test_lane_keeps_uniform_lastmods_and_first_positions(tmp_path: Path) -> None
     codes = {f.code for f in report.findings}
     assert {"lastmod-uniform", "hint-ignored", "hreflang-no-default"} <= codes
     same_findings([path], BASE + "u.xml")
+
+
+@pytest.mark.parametrize("layout", ["line", "pretty"])
+def test_a_few_findings_in_a_large_block(tmp_path: Path, layout: str) -> None:
+    """Duplicates and future dates among thousands of clean entries: the same findings
+    (halved blocks keep their positions), and in-file duplicates name the first line."""
+    soon = (NOW + timedelta(days=30)).date().isoformat()
+    rows = []
+    for i in range(3000):
+        loc = f"{BASE}p/{i % 2900}"  # the last hundred repeat earlier ones
+        lastmod = soon if i % 701 == 0 else "2024-01-02"
+        rows.append(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>")
+    path = tmp_path / "some.xml"
+    path.write_text(render(rows, layout, None))
+    report = validate([str(path)], sitemap_url=BASE + "some.xml", now=NOW)
+    dups = [f for f in report.findings if f.code == "loc-duplicate"]
+    assert len(dups) == 100
+    assert len([f for f in report.findings if f.code == "lastmod-future"]) == 5
+    if layout == "line":
+        assert dups[0].line == 2903
+        assert dups[0].message.endswith("(first at line 3)")
+    same_findings([path], BASE + "some.xml")

@@ -239,6 +239,8 @@ class _DocState:
     prefix: str = "\x00"
 
 
+#: a failing strict-lane block this small is checked entry by entry, not halved again
+_SMALL_BLOCK: Final = 8
 #: a page of a strict-lane block with alternates: (loc, hreflang -> href, entry index)
 _Page = tuple[str, dict[str, str], int]
 
@@ -720,47 +722,67 @@ class Validator:
         return Node(SITEMAP_NS, name, {}, line, col)
 
     def _block(self, b: Block) -> None:
-        """Clear a strict-lane block in bulk, or check its entries one by one.
+        """Clear a strict-lane block in bulk, or halve it until what is left is small.
+
+        A block that would draw a finding (one duplicate among thousands) is split
+        in two at an entry, each half tried again; a few entries are checked one by
+        one, the exact way.  So a million-URL set with a few hundred findings stays
+        in the lane nearly everywhere.
+        """
+        if self._clear(b):
+            return
+        if b.count <= _SMALL_BLOCK:
+            self._block_slow(b)
+            return
+        data = b.data
+        mid = data.find(b"<url>", len(data) // 2)
+        if mid <= 0:
+            mid = data.find(b"<url>", data.find(b"<url>") + 5)
+        left = data[:mid]
+        nl = left.rfind(b"\n")
+        col = mid - nl if nl >= 0 else b.col + mid
+        k = left.count(b"<url>")
+        self._block(Block(left, b.line, b.col, k, b.lane))
+        self._block(Block(data[mid:], b.line + left.count(b"\n"), col, b.count - k, b.lane))
+
+    def _clear(self, b: Block) -> bool:
+        """Check a block in bulk; record it and return True only if it draws no finding.
 
         The lane's pattern has already decided every rule of a single value; what
         is left needs the set (duplicates, the future, counts, hreflang codes and
-        pairs).  Nothing is changed before every check has passed, so a block
-        that would draw any finding is checked by the per-entry path exactly as
-        if it had never been in the lane.
+        pairs).  Nothing is changed before every check has passed, so a block that
+        would draw any finding is checked by the per-entry path exactly as if it
+        had never been in the lane.
         """
         st = self._st
         n = b.count
         if st.entries + n > limits.MAX_ENTRIES_PER_FILE:
-            self._block_slow(b)
-            return
+            return False
         raw = b.data.decode("ascii")
         amp = "&" in raw
         text = raw.replace("&amp;", "&") if amp else raw
         locs = LOCS.findall(text)
         if len(locs) != n or max(map(len, locs)) >= limits.MAX_LOC_LENGTH:
-            self._block_slow(b)
-            return
+            return False
         lms: list[str] = LASTMODS.findall(text) if "<lastmod>" in text else []
         if lms and max(lms) >= self._safe_day:  # maybe in the future: let the rule decide
-            self._block_slow(b)
-            return
+            return False
         pages = self._block_pages(b, raw, text)
         if pages is None:
-            self._block_slow(b)
-            return
+            return False
         hashes = list(map(hash, locs))
         if len(set(hashes)) != n or not st.hashes.isdisjoint(hashes):
-            self._block_slow(b)
-            return
+            return False
         if not self._set_seen.add_new(hashes):
-            self._block_slow(b)
-            return
+            return False
         # --- cleared: record what the set-level rules need -----------------------------
         st.entries += n
         st.hashes.update(hashes)
-        newlines = raw.count("\n")
-        one_per_line = newlines == n and raw.count("\n<url>") == n
-        st.blocks.append((len(st.order), b.line + 1, one_per_line))
+        # one entry per line (the usual layout): then entry k is on line line0 + k
+        first, last = raw.find("<url>"), raw.rfind("<url>")
+        line0 = b.line + raw.count("\n", 0, first)
+        one_per_line = raw.count("\n", first, last) == raw.count("\n<url>", first) == n - 1
+        st.blocks.append((len(st.order), line0, one_per_line))
         st.order.extend(hashes)
         # the distinct origins in file order (the first one met is the one others mix with)
         origins = [locs[0]] if b.lane.prefix is not None else dict.fromkeys(ORIGINS.findall(text))
@@ -790,7 +812,7 @@ class Validator:
             line, last = b.line, 0
             for loc, alts, k in pages:
                 if one_per_line:
-                    line = b.line + 1 + k
+                    line = line0 + k
                 else:  # pages come in file order: count on from the last one
                     line += raw.count("\n", last, starts[k])
                     last = starts[k]
@@ -800,6 +822,7 @@ class Validator:
                         at = raw.find(b.lane.link_tag, self._nth_entry(raw, k))
                         st.no_default_node = self._node_at(b, raw, at, "link")
                 self._keep_hreflang(loc, alts, line)
+        return True
 
     @staticmethod
     def _nth_entry(raw: str, k: int) -> int:
