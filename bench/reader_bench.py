@@ -157,6 +157,47 @@ def generate(data: Path, base: str, n_urlset: int, parts: int, per_part: int) ->
     return manifest
 
 
+DIRTY_VERSION = "1"
+
+
+def generate_dirty(data: Path, parts: list[str]) -> tuple[list[Path], Path, int]:
+    """The index again with findings sprinkled in: every 1,000th loc repeats the one 500
+    entries before it (loc-duplicate, across parts too) and every 5,000th lastmod is in
+    2030 (lastmod-future). Returns the part files, the index and the findings expected.
+    """
+    stamp = data / ".dirty"
+    names = [f"dirty-{p}" for p in parts]
+    index = data / "dirty-index.xml"
+    n = 0
+    recent: list[str] = []
+    expected = 0
+    fresh = not (stamp.exists() and stamp.read_text() == DIRTY_VERSION)
+    for src_name, name in zip(parts, names, strict=True):
+        out: list[str] = []
+        for line in (data / src_name).read_text().splitlines(keepends=True):
+            if line.startswith("<url>"):
+                n += 1
+                loc = line[5 : line.index("</loc>")]
+                if n % 1000 == 0:
+                    line = line.replace(loc, recent[-500])
+                    expected += 1
+                if n % 5000 == 0:
+                    line = line.replace("<lastmod>202", "<lastmod>203")
+                    expected += 1
+                recent.append(loc)
+                del recent[:-600]
+            out.append(line)
+        if fresh:
+            _write(data / name, out)
+    if fresh:
+        text = (data / "index.xml").read_text()
+        for src_name, name in zip(parts, names, strict=True):
+            text = text.replace(f"/{src_name}<", f"/{name}<")
+        _write(index, [text])
+        stamp.write_text(DIRTY_VERSION)
+    return [data / x for x in names], index, expected
+
+
 def count_lines(path: Path) -> int:
     with open(path, "rb") as fh:
         return sum(1 for _ in fh)
@@ -340,6 +381,40 @@ def main() -> int:
     )
     cases[f"index {ik} (file)"] = row
 
+    # The same million URLs with 0.12% of them drawing a finding (1,000 duplicates, 200
+    # dates in the future): what the validator costs when it must name entries.
+    dirty_parts, dirty_index, dirty_expected = generate_dirty(data, list(manifest["parts"]))  # type: ignore[call-overload]
+    c.log(f"dirty index: {dirty_expected:,} findings expected")
+    row = {"usp": None, "urls": None}
+    row["xmllint"] = (
+        None
+        if args.skip_peers
+        else run(
+            f"xmllint index {ik} dirty",
+            [
+                "sh",
+                "-c",
+                'x="$1"; a="$2"; shift 2; '
+                'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
+                idx_xsd,
+                str(dirty_index),
+                all_xsd,
+                *[str(p) for p in dirty_parts],
+            ],
+            "validate",
+        )
+    )
+    row["validate"] = (
+        run(
+            f"ours validate index {ik} dirty",
+            [exe, "validate", "--sitemap-url", f"{base}/dirty-index.xml", str(dirty_index)],
+            "validate",
+        )
+        if ours_validate
+        else None
+    )
+    cases[f"index {ik} (file, 0.12% findings)"] = row
+
     text = report(manifest, cases, results, usp_bin, args.repeat, load_start)
     print(text)
     c.save_results(
@@ -445,15 +520,18 @@ def targets(cases: dict[str, dict[str, c.Measurement | None]]) -> list[str]:
     out = ["Targets"]
     speed: list[bool] = []
     val: list[bool] = []
-    for r in cases.values():
+    for case, r in cases.items():
         if r["urls"] and r["usp"]:
             speed.append(r["usp"].wall_s / r["urls"].wall_s >= 5 and r["urls"].returncode == 0)
-        if r["validate"] and r["xmllint"]:
+        if r["validate"] and r["xmllint"] and "findings" not in case:  # the target: clean files
             val.append(r["validate"].wall_s <= 2 * r["xmllint"].wall_s)
     out.append(
         f"  urls >= 5x faster than usp (every case): {c.verdict(all(speed) if speed else None)}"
     )
-    out.append(f"  validate within 2x of xmllint --schema: {c.verdict(all(val) if val else None)}")
+    out.append(
+        "  validate within 2x of xmllint --schema (the generated files; the 0.12%-findings "
+        f"row is shown, not judged): {c.verdict(all(val) if val else None)}"
+    )
     peaks = [
         m.peak_mb
         for case, r in cases.items()
