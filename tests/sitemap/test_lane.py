@@ -392,3 +392,30 @@ def test_a_few_findings_in_a_large_block(tmp_path: Path, layout: str) -> None:
         assert dups[0].line == 2903
         assert dups[0].message.endswith("(first at line 3)")
     same_findings([path], BASE + "some.xml")
+
+
+def test_findings_across_files_in_large_blocks(tmp_path: Path) -> None:
+    """A second file repeating some locs of the first, among dates in the future: the
+    clean runs between are still recorded in bulk, the rest found as nodes find them."""
+    soon = (NOW + timedelta(days=30)).date().isoformat()
+
+    def rows(start: int) -> list[str]:
+        out = []
+        for i in range(start, start + 3000):
+            loc = f"{BASE}p/{i - 2990 if i % 97 == 0 and i >= 3000 else i}"
+            lastmod = soon if i % 1009 == 0 else "2024-01-02"
+            out.append(f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>")
+        return out
+
+    (tmp_path / "a.xml").write_text(render(rows(0), "line", None))
+    (tmp_path / "b.xml").write_text(render(rows(3000), "line", None))
+    (tmp_path / "index.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n'
+        f"<sitemap><loc>{BASE}a.xml</loc></sitemap>\n"
+        f"<sitemap><loc>{BASE}b.xml</loc></sitemap>\n</sitemapindex>\n"
+    )
+    report = validate([str(tmp_path / "index.xml")], sitemap_url=BASE + "index.xml", now=NOW)
+    codes = [f.code for f in report.findings]
+    assert codes.count("loc-duplicate") == 31
+    assert codes.count("lastmod-future") == 6
+    same_findings([tmp_path / "index.xml"], BASE + "index.xml")

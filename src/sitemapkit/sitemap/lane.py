@@ -56,6 +56,8 @@ _PREFIX: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 #: the values the validator reads out of a lane block (after ``&amp;`` -> ``&``)
 LOCS: Final = re.compile(r"<loc>([^<]*)</loc>")
 LASTMODS: Final = re.compile(r"<lastmod>([^<]*)</lastmod>")
+#: each entry's loc with its lastmod ("" when it has none), aligned
+LOC_LASTMOD: Final = re.compile(r"<loc>([^<]*)</loc>[ \t\r\n]*(?:<lastmod>([^<]*)</lastmod>)?")
 #: the raw origin of each loc, for the mixed-origins rule when the scope is unknown
 ORIGINS: Final = re.compile(r"<loc>(https?://[^/?#<]*)")
 

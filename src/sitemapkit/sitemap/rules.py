@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import accumulate, islice, repeat
+from operator import add
 from typing import TYPE_CHECKING, Final, cast
 
 from sitemapkit import dates, limits
@@ -31,6 +33,7 @@ from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import severity
 from sitemapkit.sitemap.lane import (
     LASTMODS,
+    LOC_LASTMOD,
     LOCS,
     ORIGINS,
     Block,
@@ -118,6 +121,20 @@ class HashSet64:
                 return True
             i = (i + 1) & mask
 
+    def contains(self, h: int) -> bool:
+        """Whether the ``hash()`` value ``h`` is in the set."""
+        h = h or 1
+        mask = self._size - 1
+        slots = self._slots
+        i = h & mask
+        while True:
+            v = slots[i]
+            if v == h:
+                return True
+            if v == 0:
+                return False
+            i = (i + 1) & mask
+
     def add_new(self, hashes: list[int]) -> bool:
         """Add ``hashes`` (``hash()`` values) if none is there yet; else add none, return False.
 
@@ -131,8 +148,12 @@ class HashSet64:
         mask = self._size - 1
         added = 0
         for h in hashes:
-            h = h or 1
             i = h & mask
+            if h and slots[i] == 0:  # the usual case, first probe
+                slots[i] = h
+                added += 1
+                continue
+            h = h or 1
             while True:
                 v = slots[i]
                 if v == 0:
@@ -141,8 +162,8 @@ class HashSet64:
                     break
                 if v == h:
                     self._count += added
-                    for old in hashes[:added]:
-                        self._remove(old or 1)
+                    for done in hashes[:added]:
+                        self._remove(done or 1)
                     return False
                 i = (i + 1) & mask
         self._count += added
@@ -224,7 +245,7 @@ class _DocState:
     lines: dict[int, int] = field(default_factory=dict)
     #: hashes of the entries cleared in bulk (strict lane), in file order, and per block
     #: (index of its first entry there, that entry's line, one entry per line?)
-    order: array[int] = field(default_factory=lambda: array("q"))
+    order: bytearray = field(default_factory=bytearray)
     blocks: list[tuple[int, int, bool]] = field(default_factory=list)
     entries: int = 0
     news: int = 0
@@ -239,8 +260,6 @@ class _DocState:
     prefix: str = "\x00"
 
 
-#: a failing strict-lane block this small is checked entry by entry, not halved again
-_SMALL_BLOCK: Final = 8
 #: a page of a strict-lane block with alternates: (loc, hreflang -> href, entry index)
 _Page = tuple[str, dict[str, str], int]
 
@@ -435,10 +454,13 @@ class Validator:
     @staticmethod
     def _bulk_line(st: _DocState, h: int) -> int | None:
         """The line of a loc cleared in bulk, when its block had one entry per line."""
-        try:
-            i = st.order.index(h)
-        except ValueError:
+        needle = h.to_bytes(8, "little", signed=True)
+        at = st.order.find(needle)
+        while at % 8:  # only whole 8-byte slots count
+            at = st.order.find(needle, at + 1)
+        if at < 0:
             return None
+        i = at // 8
         start, line, one_per_line = st.blocks[bisect_right([b[0] for b in st.blocks], i) - 1]
         return line + (i - start) if one_per_line else None
 
@@ -722,68 +744,145 @@ class Validator:
         return Node(SITEMAP_NS, name, {}, line, col)
 
     def _block(self, b: Block) -> None:
-        """Clear a strict-lane block in bulk, or halve it until what is left is small.
-
-        A block that would draw a finding (one duplicate among thousands) is split
-        in two at an entry, each half tried again; a few entries are checked one by
-        one, the exact way.  So a million-URL set with a few hundred findings stays
-        in the lane nearly everywhere.
-        """
-        if self._clear(b):
-            return
-        if b.count <= _SMALL_BLOCK:
-            self._block_slow(b)
-            return
-        data = b.data
-        mid = data.find(b"<url>", len(data) // 2)
-        if mid <= 0:
-            mid = data.find(b"<url>", data.find(b"<url>") + 5)
-        left = data[:mid]
-        nl = left.rfind(b"\n")
-        col = mid - nl if nl >= 0 else b.col + mid
-        k = left.count(b"<url>")
-        self._block(Block(left, b.line, b.col, k, b.lane))
-        self._block(Block(data[mid:], b.line + left.count(b"\n"), col, b.count - k, b.lane))
-
-    def _clear(self, b: Block) -> bool:
-        """Check a block in bulk; record it and return True only if it draws no finding.
+        """Clear a strict-lane block in bulk; entries that would draw a finding go one by one.
 
         The lane's pattern has already decided every rule of a single value; what
         is left needs the set (duplicates, the future, counts, hreflang codes and
-        pairs).  Nothing is changed before every check has passed, so a block that
-        would draw any finding is checked by the per-entry path exactly as if it
-        had never been in the lane.
+        pairs).  Nothing is recorded before those checks have passed.  When one
+        fails, the entries that failed are found in one pass and checked as nodes,
+        the exact way, while the clean runs between them are recorded in bulk from
+        the values already read: a million-URL set with a few hundred findings
+        stays in the lane nearly everywhere.
         """
         st = self._st
         n = b.count
-        if st.entries + n > limits.MAX_ENTRIES_PER_FILE:
-            return False
         raw = b.data.decode("ascii")
-        amp = "&" in raw
-        text = raw.replace("&amp;", "&") if amp else raw
-        locs = LOCS.findall(text)
-        if len(locs) != n or max(map(len, locs)) >= limits.MAX_LOC_LENGTH:
-            return False
+        text = raw.replace("&amp;", "&") if "&" in raw else raw
+        locs: list[str] = LOCS.findall(text)
+        if len(locs) != n:  # cannot happen for a lane match; be exact anyway
+            self._block_slow(b)
+            return
         lms: list[str] = LASTMODS.findall(text) if "<lastmod>" in text else []
-        if lms and max(lms) >= self._safe_day:  # maybe in the future: let the rule decide
-            return False
-        pages = self._block_pages(b, raw, text)
-        if pages is None:
-            return False
+        pages, bad_pages = self._block_pages(b, text)
         hashes = list(map(hash, locs))
-        if len(set(hashes)) != n or not st.hashes.isdisjoint(hashes):
-            return False
-        if not self._set_seen.add_new(hashes):
-            return False
-        # --- cleared: record what the set-level rules need -----------------------------
+        if (
+            st.entries + n <= limits.MAX_ENTRIES_PER_FILE
+            and max(map(len, locs)) < limits.MAX_LOC_LENGTH
+            and not (lms and max(lms) >= self._safe_day)  # maybe in the future: ask the rule
+            and not bad_pages
+            and len(set(hashes)) == n
+            and st.hashes.isdisjoint(hashes)
+            and self._set_seen.add_new(hashes)
+        ):
+            self._record(b, raw, text, locs, hashes, lms, pages)
+            return
+        bad = self._bad_entries(text, locs, hashes, lms, bad_pages)
+        if len(bad) * 4 > n:  # mostly broken: nodes all the way
+            self._block_slow(b)
+            return
+        self._split(b, raw, locs, hashes, pages, bad)
+
+    def _bad_entries(
+        self, text: str, locs: list[str], hashes: list[int], lms: list[str], bad_pages: set[int]
+    ) -> set[int]:
+        """The entries of a block that would draw a finding, found with set operations
+        where they can be; duplicates of other files are left to :meth:`_split`."""
+        st = self._st
+        n = len(locs)
+        bad = set(bad_pages)
+        bad.update(range(max(0, limits.MAX_ENTRIES_PER_FILE - st.entries), n))
+        if max(map(len, locs)) >= limits.MAX_LOC_LENGTH:
+            bad.update(i for i, loc in enumerate(locs) if len(loc) >= limits.MAX_LOC_LENGTH)
+        safe = self._safe_day
+        if lms and max(lms) >= safe:
+            aligned = [m for _, m in LOC_LASTMOD.findall(text)]
+            bad.update(i for i, m in enumerate(aligned) if m >= safe)
+        if len(set(hashes)) != n:
+            here: set[int] = set()
+            for i, h in enumerate(hashes):
+                if h in here:
+                    bad.add(i)
+                here.add(h)
+        again = st.hashes.intersection(hashes)
+        if again:
+            bad.update(i for i, h in enumerate(hashes) if h in again)
+        return bad
+
+    def _split(
+        self,
+        b: Block,
+        raw: str,
+        locs: list[str],
+        hashes: list[int],
+        pages: list[_Page],
+        bad: set[int],
+    ) -> None:
+        """Record the clean runs of a block in bulk and check its bad entries as nodes."""
+        n = b.count
+        pieces = raw.split("<url>")  # one more than the entries: "<url>" is nowhere else
+        # entry k starts at starts[k]; the first run keeps the blanks before entry 0
+        starts = accumulate(map(add, map(len, pieces[1:n]), repeat(5)), initial=len(pieces[0]))
+        cuts = [0, *islice(starts, 1, None)]
+        cuts.append(len(raw))
+        data = b.data
+        line, col, last = b.line, b.col, 0
+        i = 0
+        while i < n:
+            j = i + 1
+            if i not in bad:
+                while j < n and j not in bad:
+                    j += 1
+            lo, hi = cuts[i], cuts[j]
+            nl = raw.rfind("\n", last, lo)
+            if nl >= 0:
+                line += raw.count("\n", last, lo)
+                col = lo - nl
+            else:
+                col += lo - last
+            last = lo
+            sub = Block(data[lo:hi], line, col, j - i, b.lane)
+            if i in bad:
+                self._block_slow(sub)
+            elif self._set_seen.add_new(hashes[i:j]):
+                sub_raw = raw[lo:hi]
+                sub_text = sub_raw.replace("&amp;", "&") if "&" in sub_raw else sub_raw
+                lms = LASTMODS.findall(sub_text) if "<lastmod>" in sub_text else []
+                sub_pages = [(loc, alts, k - i) for loc, alts, k in pages if i <= k < j]
+                self._record(sub, sub_raw, sub_text, locs[i:j], hashes[i:j], lms, sub_pages)
+            else:  # a loc another file of the set has: those entries as nodes, the rest again
+                contains = self._set_seen.contains
+                again = {k for k in range(j - i) if contains(hashes[i + k])}
+                self._split(
+                    sub,
+                    raw[lo:hi],
+                    locs[i:j],
+                    hashes[i:j],
+                    [(loc, alts, k - i) for loc, alts, k in pages if i <= k < j],
+                    again,
+                )
+            i = j
+
+    def _record(
+        self,
+        b: Block,
+        raw: str,
+        text: str,
+        locs: list[str],
+        hashes: list[int],
+        lms: list[str],
+        pages: list[_Page],
+    ) -> None:
+        """Record what the set-level rules need of a clean block (its hashes are in the set)."""
+        st = self._st
+        n = b.count
         st.entries += n
         st.hashes.update(hashes)
         # one entry per line (the usual layout): then entry k is on line line0 + k
         first, last = raw.find("<url>"), raw.rfind("<url>")
         line0 = b.line + raw.count("\n", 0, first)
         one_per_line = raw.count("\n", first, last) == raw.count("\n<url>", first) == n - 1
-        st.blocks.append((len(st.order), line0, one_per_line))
-        st.order.extend(hashes)
+        st.blocks.append((len(st.order) // 8, line0, one_per_line))
+        st.order += array("q", hashes).tobytes()
         # the distinct origins in file order (the first one met is the one others mix with)
         origins = [locs[0]] if b.lane.prefix is not None else dict.fromkeys(ORIGINS.findall(text))
         for origin in origins:
@@ -822,7 +921,6 @@ class Validator:
                         at = raw.find(b.lane.link_tag, self._nth_entry(raw, k))
                         st.no_default_node = self._node_at(b, raw, at, "link")
                 self._keep_hreflang(loc, alts, line)
-        return True
 
     @staticmethod
     def _nth_entry(raw: str, k: int) -> int:
@@ -848,23 +946,29 @@ class Validator:
                     if len(tracked) >= UNIFORM_TRACK:
                         break
 
-    def _block_pages(self, b: Block, raw: str, text: str) -> list[_Page] | None:
-        """The hreflang alternates of a block's pages, or None if one would draw a finding."""
+    def _block_pages(self, b: Block, text: str) -> tuple[list[_Page], set[int]]:
+        """The hreflang alternates of a block's pages, and the entries where one is wrong.
+
+        Only what the per-entry rules would pass is returned as a page; an entry with
+        a bad code, a code given two URLs or no link to itself is returned as bad.
+        """
         link = b.lane.links
         pages: list[_Page] = []
-        if link is None or b.lane.link_tag not in raw:
-            return pages
+        bad: set[int] = set()
+        if link is None or b.lane.link_tag not in text:
+            return pages, bad
         known = self._hreflang_codes
         k = -1
         loc = ""
         alts: dict[str, str] = {}
         for found, code, href in link.findall(text):
             if found:
-                if alts:
-                    if loc not in alts.values():
-                        return None
-                    pages.append((loc, alts, k))
-                    alts = {}
+                if alts and k not in bad:
+                    if loc in alts.values():
+                        pages.append((loc, alts, k))
+                    else:
+                        bad.add(k)
+                alts = {}
                 k += 1
                 loc = found
                 continue
@@ -872,12 +976,13 @@ class Validator:
             if ok is None:
                 ok = known[code] = hreflang_problem(code) is None
             if not ok or alts.setdefault(code.lower(), href) != href:
-                return None
-        if alts:
-            if loc not in alts.values():
-                return None
-            pages.append((loc, alts, k))
-        return pages
+                bad.add(k)
+        if alts and k not in bad:
+            if loc in alts.values():
+                pages.append((loc, alts, k))
+            else:
+                bad.add(k)
+        return pages, bad
 
     def _stray(self, node: Node, parent: str, expected: str) -> None:
         core = self._doc.core_ns if self._doc else SITEMAP_NS
