@@ -198,6 +198,20 @@ def generate_dirty(data: Path, parts: list[str]) -> tuple[list[Path], Path, int]
     return [data / x for x in names], index, expected
 
 
+def xmllint_index(index: Path, parts: list[Path]) -> list[str]:
+    """xmllint has no index-following: it validates the index and each part file."""
+    return [
+        "sh",
+        "-c",
+        'x="$1"; a="$2"; shift 2; '
+        'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
+        str(XSD / "siteindex.xsd"),
+        str(index),
+        str(XSD / "all.xsd"),
+        *[str(p) for p in parts],
+    ]
+
+
 def count_lines(path: Path) -> int:
     with open(path, "rb") as fh:
         return sum(1 for _ in fh)
@@ -264,7 +278,7 @@ def main() -> int:
     n_index = int(manifest["index_urls"])  # type: ignore[call-overload]
     urlset, urlset_gz = data / "urlset.xml", data / "urlset.xml.gz"
     index = data / "index.xml"
-    all_xsd, idx_xsd = str(XSD / "all.xsd"), str(XSD / "siteindex.xsd")
+    all_xsd = str(XSD / "all.xsd")
     index_url = f"{base}/index.xml"
 
     with c.background(server, args.port, server_log):
@@ -319,24 +333,10 @@ def main() -> int:
                 n_index,
             )
         )
-        # xmllint has no index-following: it validates the index and the 20 part files.
         row["xmllint"] = (
             None
             if args.skip_peers
-            else run(
-                f"xmllint index {ik} files",
-                [
-                    "sh",
-                    "-c",
-                    'x="$1"; a="$2"; shift 2; '
-                    'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
-                    idx_xsd,
-                    str(index),
-                    all_xsd,
-                    *[str(p) for p in part_files],
-                ],
-                "validate",
-            )
+            else run(f"xmllint index {ik} files", xmllint_index(index, part_files), "validate")
         )
         row["urls"] = (
             run(f"ours urls index {ik} http", [exe, "urls", index_url], "urls", n_index)
@@ -389,29 +389,11 @@ def main() -> int:
     row["xmllint"] = (
         None
         if args.skip_peers
-        else run(
-            f"xmllint index {ik} dirty",
-            [
-                "sh",
-                "-c",
-                'x="$1"; a="$2"; shift 2; '
-                'xmllint --noout --schema "$0" "$x" && xmllint --noout --schema "$a" "$@"',
-                idx_xsd,
-                str(dirty_index),
-                all_xsd,
-                *[str(p) for p in dirty_parts],
-            ],
-            "validate",
-        )
+        else run(f"xmllint index {ik} dirty", xmllint_index(dirty_index, dirty_parts), "validate")
     )
+    dirty_cmd = [exe, "validate", "--sitemap-url", f"{base}/dirty-index.xml", str(dirty_index)]
     row["validate"] = (
-        run(
-            f"ours validate index {ik} dirty",
-            [exe, "validate", "--sitemap-url", f"{base}/dirty-index.xml", str(dirty_index)],
-            "validate",
-        )
-        if ours_validate
-        else None
+        run(f"ours validate index {ik} dirty", dirty_cmd, "validate") if ours_validate else None
     )
     cases[f"index {ik} (file, 0.12% findings)"] = row
 

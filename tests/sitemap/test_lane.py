@@ -164,11 +164,15 @@ def same_findings(paths: list[Path], sitemap_url: str | None) -> None:
     assert fast.skipped == slow.skipped
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+def lane_settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+@lane_settings(150)
 @given(
     items=st.lists(entries(), min_size=1, max_size=40),
     layout=st.sampled_from(LAYOUTS),
@@ -193,11 +197,7 @@ def test_lane_finds_what_nodes_find(
     same_findings([path], BASE + "sitemap.xml" if scoped else None)
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@lane_settings(40)
 @given(
     first=st.lists(entries(), min_size=1, max_size=25),
     second=st.lists(entries(), min_size=1, max_size=25),
