@@ -8,6 +8,12 @@ reached from one SOURCE) duplicates, mixed origins, uniform lastmod and
 hreflang reciprocity.  Cross-file duplicates use a table of 64-bit hashes, not
 the URLs themselves, so a million URLs cost ~16 MB, not ~150 MB.
 
+Why two paths: most entries of a large urlset come to the validator as
+strict-lane blocks (:mod:`sitemapkit.sitemap.lane`) whose single-value rules a
+regex has already decided, and are checked in bulk with set operations; any
+entry that would draw a finding is checked as nodes, by the same per-entry
+code as every other entry.  A test holds both paths to the same findings.
+
 Nothing is called valid when it was not checked: :class:`ValidationReport`
 lists the checks that were skipped, and why.
 """
