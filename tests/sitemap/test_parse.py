@@ -72,6 +72,38 @@ TRICKY = {
     + "<url><loc>https://e.com/c</loc><!-- </url> --></url>\n"
     + "<url><loc>https://e.com/bad</loc><image:image></url>\n"
     + "</urlset>\n",
+    # Values the loc-run lane must leave to expat and the entry lane (or read the same).
+    "odd-locs": f"{HEAD}<urlset {NS}>\n"
+    + "".join(
+        f"<url><loc>https://e.com/{i}</loc></url>\n"
+        + f"<url><loc>{odd}</loc><lastmod>2024-01-01</lastmod></url>\n"
+        for i, odd in enumerate(
+            [
+                "https://e.com/q?a=1&amp;b=2",
+                " https://e.com/padded ",
+                "",
+                "   ",
+                "https://e.com/cr\r\nlf",
+                "https://e.com/tab\there",
+                "https://e.com/\uffef-ok",
+                "https://e.com/caf\u00e9",
+                "https://e.com/[v6]",
+                "https://e.com/&lt;x&gt;",
+                "https://e.com/&#65;",
+            ]
+        )
+    )
+    + "<url ><loc>https://e.com/space-in-tag</loc></url>\n"
+    + "<url><loc>https://e.com/last</loc><changefreq>daily</changefreq></url>\n</urlset>\n",
+    "not-a-character": f"{HEAD}<urlset {NS}>\n"
+    + "<url><loc>https://e.com/a</loc></url>\n" * 50
+    + "<url><loc>https://e.com/\ufffe</loc></url>\n</urlset>\n",
+    "control-char": f"{HEAD}<urlset {NS}>\n"
+    + "<url><loc>https://e.com/a</loc></url>\n" * 50
+    + "<url><loc>https://e.com/\x01</loc></url>\n</urlset>\n",
+    "cdata-end": f"{HEAD}<urlset {NS}>\n"
+    + "<url><loc>https://e.com/a</loc></url>\n" * 50
+    + "<url><loc>https://e.com/]]></loc></url>\n</urlset>\n",
     "index": f"{HEAD}<sitemapindex {NS}>\n<sitemap><loc>https://e.com/s.xml</loc>"
     "<lastmod>2024-01-01</lastmod></sitemap>\n</sitemapindex>\n",
 }

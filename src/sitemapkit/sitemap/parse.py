@@ -37,7 +37,10 @@ _DECL_ENCODING = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]
 
 #: A plain entry from the lean lane: (is url, loc, lastmod, changefreq, priority, line).
 Plain = tuple[bool, str, str | None, str | None, str | None, int]
-_TEXT = rb"([^<&\]\x00-\x08\x0b\x0c\x0e-\x1f]*)"
+#: text with no markup, no reference and no character XML forbids (U+FFFE and U+FFFF are
+#: the only ones whose UTF-8 starts 0xEF BF BE/BF; bad UTF-8 is caught by decoding), and
+#: no CR, which expat folds into the line end that follows
+_TEXT = rb"((?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\r\xef]++|\xef(?!\xbf[\xbe\xbf]))*+)"
 _WS = rb"[ \t\r\n]*"
 _PLAIN = re.compile(
     rb"<(url|sitemap)>" + _WS
@@ -50,6 +53,24 @@ _PLAIN = re.compile(
 _BLANK_GAP = re.compile(_WS)
 _VERSION = re.compile(r"1\.[0-9]+")
 _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
+#: a run of plain entries (loc [lastmod] [changefreq] [priority]) that is well-formed XML
+#: by construction: no markup, no reference but ``&amp;``, no character XML forbids (nor
+#: U+FFFE/U+FFFF, the only ones of 0xEF-led bytes); locs with no CR (expat would fold it),
+#: no blank at either end and not empty, so each is its own final value
+_T_CHARS: Final = rb"(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
+_T_LOC: Final = (
+    rb"(?![ \t\n<])(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\r\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
+    rb"(?<![ \t\n])"
+)
+_WSP: Final = rb"[ \t\r\n]*+"
+_LOC_RUN = re.compile(
+    rb"(?:" + _WSP + rb"<url>" + _WSP + rb"<loc>" + _T_LOC + rb"</loc>" + _WSP
+    + rb"(?:<lastmod>" + _T_CHARS + rb"</lastmod>" + _WSP + rb")?"
+    + rb"(?:<changefreq>" + _T_CHARS + rb"</changefreq>" + _WSP + rb")?"
+    + rb"(?:<priority>" + _T_CHARS + rb"</priority>" + _WSP + rb")?"
+    + rb"</url>)*+"
+)  # fmt: skip
+_LOC_HEADS = re.compile(r"<loc>([^<]*)</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
 _BLANK: Final = bytes(b if b in (10, 13) else 32 for b in range(256))
@@ -125,8 +146,17 @@ class Node:
         return f"<Node {{{self.ns}}}{self.name} @{self.line}:{self.col} {self.text[:30]!r}>"
 
 
-#: What a parser hands out: nodes, lean-lane tuples, or strict-lane blocks (validator).
-Item = Node | Plain | Block
+class LocRun:
+    """The locs of a run of entries, in order (``sitemapkit urls``: only locs are wanted)."""
+
+    __slots__ = ("locs",)
+
+    def __init__(self, locs: list[str]) -> None:
+        self.locs = locs
+
+
+#: What a parser hands out: nodes, lean-lane tuples or loc runs, or strict-lane blocks.
+Item = Node | Plain | LocRun | Block
 #: Given the root's facts, the strict lane for this document (or None: nodes only).
 LaneFactory = Callable[["XmlFacts"], StrictLane | None]
 
@@ -322,6 +352,8 @@ class XmlStreamParser:
             pending.clear()
 
         hold = -1
+        no_run = -1  # a loc run tried and not taken ends here; entry by entry until then
+        misses = 0  # entries in a row where no run began
         # Markers are searched once and moved forward, not searched again per entry.
         bang = find(b"<!", pos)
         quest = find(b"<?", pos)
@@ -345,6 +377,22 @@ class XmlStreamParser:
                     parse(buf[u:], final)
                     self._pend = b""
                     return
+            if u >= no_run:
+                # Whole runs of plain entries at once: one regex, one findall, no node.
+                rm = _LOC_RUN.match(buf, pos)
+                r_end = rm.end() if rm is not None else pos
+                if r_end > pos:
+                    misses = 0
+                    flush(pos)
+                    run = -1
+                    if self._loc_run(buf, pos, r_end):
+                        pos = r_end
+                        continue
+                    no_run = r_end  # not after all (bad UTF-8): entry by entry
+                else:
+                    misses += 1
+                    if misses >= 8:  # entries with images and the like: stop trying here
+                        no_run = len(buf)
             m = _LOC_HEAD.match(buf, u)
             if 0 <= bang < u:
                 bang = find(b"<!", u)
@@ -392,6 +440,31 @@ class XmlStreamParser:
         self._abs += end
         if final:
             parse(b"", True)
+
+    def _loc_run(self, buf: bytes, start: int, end: int) -> bool:
+        """Hand out the locs of the plain entries in ``buf[start:end]`` (a ``_LOC_RUN``).
+
+        The run is well-formed by construction, so expat reads only its line ends,
+        blank; False (nothing done) when the bytes are not UTF-8.
+        """
+        chunk = buf[start:end]
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        if "&" in text:
+            text = text.replace("&amp;", "&")
+        locs: list[str] = _LOC_HEADS.findall(text)
+        lines = chunk.count(b"\n")
+        if lines == 0:
+            self._parse(b" " * len(chunk))
+        elif b"\r" in chunk:
+            self._parse(chunk.translate(_BLANK))
+        else:
+            self._parse(b"\n" * lines + b" " * (len(chunk) - chunk.rfind(b"\n") - 1))
+        self.out.append(LocRun(locs))
+        self.facts.entries += len(locs)
+        return True
 
     def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:
         buf = self._pend + data if self._pend else data

@@ -41,7 +41,7 @@ from sitemapkit.model import (
     VideoRestriction,
 )
 from sitemapkit.sitemap.discover import discover_sitemaps
-from sitemapkit.sitemap.parse import Item, Node
+from sitemapkit.sitemap.parse import Item, LocRun, Node
 from sitemapkit.sitemap.source import ReadLimits
 from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
 
@@ -305,11 +305,12 @@ def _batch(
             return batch
         for node in nodes:
             if isinstance(node, tuple):
-                if node[0] and node[1]:
+                loc = node[1].strip()
+                if node[0] and loc:  # a blank loc is no entry (as for nodes)
                     add(
                         SourcedEntry(
                             UrlEntry(
-                                node[1].strip(),
+                                loc,
                                 (node[2] and node[2].strip()) or None,
                                 (node[3] and node[3].strip()) or None,
                                 (node[4] and node[4].strip()) or None,
@@ -408,9 +409,12 @@ async def _alocs(
             locs: list[str] = []
             add = locs.append
             for node in ev.nodes:
-                if isinstance(node, tuple):
-                    if node[0] and node[1]:
-                        add(node[1].strip())
+                if isinstance(node, LocRun):
+                    locs.extend(node.locs)
+                elif isinstance(node, tuple):
+                    loc = node[1].strip()
+                    if node[0] and loc:
+                        add(loc)
                 elif isinstance(node, Node) and node.name == "url":
                     e = to_url_entry(node, core)
                     if e is not None:
