@@ -17,6 +17,10 @@ FIX = Path(__file__).parent / "fixtures"
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 IMG = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+XH = (
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml" '
+    'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"'
+)
 
 
 def read(path: Path, *, lean: bool) -> tuple[list[SourcedEntry], list[str]]:
@@ -95,6 +99,25 @@ TRICKY = {
     )
     + "<url ><loc>https://e.com/space-in-tag</loc></url>\n"
     + "<url><loc>https://e.com/last</loc><changefreq>daily</changefreq></url>\n</urlset>\n",
+    "rich-ext": f"{HEAD}<urlset {NS} {IMG} {XH}>\n"
+    + "".join(
+        f"<url><loc>https://e.com/{i}</loc>"
+        + (
+            f"<image:image><image:loc>https://e.com/{i}.jpg</image:loc>"
+            f"<image:caption>Lamp &amp; shade {i}</image:caption>"
+            f"<image:title>{'&lt;b&gt;' if i % 7 == 0 else 'T'}</image:title></image:image>"
+        )
+        + f'<xhtml:link rel="alternate" hreflang="en" href="https://e.com/{i}?a=1&amp;b=2"/>'
+        + (
+            f'<xhtml:link href="https://e.com/de/{i}" rel="alternate" hreflang="de"/>'
+            if i % 5 == 0
+            else f'<xhtml:link rel="alternate" hreflang="de" href="https://e.com/de/{i}" />'
+        )
+        + ("<video:video/>" if i % 11 == 0 else "")
+        + "</url>\n"
+        for i in range(400)
+    )
+    + "</urlset>\n",
     "not-a-character": f"{HEAD}<urlset {NS}>\n"
     + "<url><loc>https://e.com/a</loc></url>\n" * 50
     + "<url><loc>https://e.com/\ufffe</loc></url>\n</urlset>\n",

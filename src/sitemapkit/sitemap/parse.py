@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 from xml.parsers import expat
 
+from sitemapkit.limits import IMAGE_NS, XHTML_NS
 from sitemapkit.sitemap.lane import Block, StrictLane
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
@@ -63,13 +65,51 @@ _T_LOC: Final = (
     rb"(?<![ \t\n])"
 )
 _WSP: Final = rb"[ \t\r\n]*+"
-_LOC_RUN = re.compile(
-    rb"(?:" + _WSP + rb"<url>" + _WSP + rb"<loc>" + _T_LOC + rb"</loc>" + _WSP
-    + rb"(?:<lastmod>" + _T_CHARS + rb"</lastmod>" + _WSP + rb")?"
-    + rb"(?:<changefreq>" + _T_CHARS + rb"</changefreq>" + _WSP + rb")?"
-    + rb"(?:<priority>" + _T_CHARS + rb"</priority>" + _WSP + rb")?"
-    + rb"</url>)*+"
-)  # fmt: skip
+#: an attribute value with nothing expat would refuse or change but ``&amp;``
+_T_ATTR: Final = rb'"(?:[^<&"\x00-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"'
+_PREFIX_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+@lru_cache(maxsize=64)
+def _loc_run(namespaces: tuple[tuple[str, str], ...]) -> re.Pattern[bytes]:
+    """The loc lane's run of entries for a urlset declaring these namespaces at its root.
+
+    Plain entries, and the usual image and hreflang children when the root binds
+    their namespaces to a prefix: every run it matches is well-formed XML by
+    construction, so expat reads only its line ends.
+    """
+    by_ns: dict[str, str] = {}
+    for p, uri in namespaces:
+        if p and _PREFIX_NAME.fullmatch(p):
+            by_ns.setdefault(uri, p)
+    ext: list[bytes] = []
+    image = by_ns.get(IMAGE_NS)
+    if image is not None:
+        i = image.encode()
+        kids = b"|".join(
+            b"<" + i + b":" + k + b">" + _T_CHARS + b"</" + i + b":" + k + b">"
+            for k in (b"caption", b"title", b"geo_location", b"license")
+        )
+        ext.append(
+            b"<" + i + b":image>" + _WSP + b"<" + i + b":loc>" + _T_CHARS + b"</" + i + b":loc>"
+            + _WSP + b"(?:(?:" + kids + b")" + _WSP + b")*+</" + i + b":image>"
+        )  # fmt: skip
+    xhtml = by_ns.get(XHTML_NS)
+    if xhtml is not None:
+        ext.append(
+            b"<" + xhtml.encode() + b":link[ \t\r\n]++rel=" + _T_ATTR
+            + b"[ \t\r\n]++hreflang=" + _T_ATTR + b"[ \t\r\n]++href=" + _T_ATTR + _WSP + b"/>"
+        )  # fmt: skip
+    tail = b"(?:(?:" + b"|".join(ext) + b")" + _WSP + b")*+" if ext else b""
+    return re.compile(
+        rb"(?:" + _WSP + rb"<url>" + _WSP + rb"<loc>" + _T_LOC + rb"</loc>" + _WSP
+        + rb"(?:<lastmod>" + _T_CHARS + rb"</lastmod>" + _WSP + rb")?"
+        + rb"(?:<changefreq>" + _T_CHARS + rb"</changefreq>" + _WSP + rb")?"
+        + rb"(?:<priority>" + _T_CHARS + rb"</priority>" + _WSP + rb")?"
+        + tail + rb"</url>)*+"
+    )  # fmt: skip
+
+
 _LOC_HEADS = re.compile(r"<loc>([^<]*)</loc>")
 _FIRST_ELEMENT = re.compile(rb"<[A-Za-z_][^>]*>")
 #: every byte but line ends becomes a space: the same shape for expat, nothing to parse
@@ -352,11 +392,12 @@ class XmlStreamParser:
             pending.clear()
 
         hold = -1
+        loc_run = _loc_run(tuple(self.facts.namespaces.items())).match
         no_run = -1  # a loc run tried and not taken ends here; entry by entry until then
         misses = 0  # entries in a row where no run began
-        # Markers are searched once and moved forward, not searched again per entry.
-        bang = find(b"<!", pos)
-        quest = find(b"<?", pos)
+        # Markers are searched once (when an entry first needs them) and moved forward,
+        # not searched again per entry; -2: not searched yet.
+        bang = quest = -2
         nxt = -2  # the next "<url>" after the current one, once known
         while True:
             u = -1 if nxt == -1 else nxt if nxt >= pos else find(b"<url>", pos)
@@ -379,7 +420,7 @@ class XmlStreamParser:
                     return
             if u >= no_run:
                 # Whole runs of plain entries at once: one regex, one findall, no node.
-                rm = _LOC_RUN.match(buf, pos)
+                rm = loc_run(buf, pos)
                 r_end = rm.end() if rm is not None else pos
                 if r_end > pos:
                     misses = 0
@@ -394,9 +435,9 @@ class XmlStreamParser:
                     if misses >= 8:  # entries with images and the like: stop trying here
                         no_run = len(buf)
             m = _LOC_HEAD.match(buf, u)
-            if 0 <= bang < u:
+            if bang == -2 or 0 <= bang < u:
                 bang = find(b"<!", u)
-            if 0 <= quest < u:
+            if quest == -2 or 0 <= quest < u:
                 quest = find(b"<?", u)
             nxt = find(b"<url>", u + 5)
             loc = None
@@ -442,7 +483,7 @@ class XmlStreamParser:
             parse(b"", True)
 
     def _loc_run(self, buf: bytes, start: int, end: int) -> bool:
-        """Hand out the locs of the plain entries in ``buf[start:end]`` (a ``_LOC_RUN``).
+        """Hand out the locs of the entries in ``buf[start:end]`` (a :func:`_loc_run` match).
 
         The run is well-formed by construction, so expat reads only its line ends,
         blank; False (nothing done) when the bytes are not UTF-8.
