@@ -4,8 +4,19 @@ Why expat fed in chunks and not a tree: a 50 MB file or an index of a million
 URLs must never sit in memory whole, and expat gives exact positions for free.
 Each top-level entry (``url``, ``sitemap``, RSS ``item``, Atom ``entry``) is
 handed out as a small :class:`Node` tree once its end tag is seen, then
-forgotten.  For the reader, a *lean* parser hands plain entries out as
-:data:`Plain` tuples instead (see ``_fast_feed``); expat still reads every byte.
+forgotten.  Three lanes spare that work where it is not needed:
+
+* the reader's *lean* lane hands plain entries out as :data:`Plain` tuples
+  (``_fast_feed``); expat reads every byte, the plain entries blanked;
+* ``sitemapkit urls`` wants only locs: whole runs of entries that are
+  well-formed by construction (plain, or with the usual image and hreflang
+  children) come out as one :class:`LocRun` from one regex and one findall
+  (``_locs_feed``);
+* the validator's *strict* lane hands out :class:`~sitemapkit.sitemap.lane.Block`
+  runs of entries that break no single-value rule (``_strict_feed``).
+
+Whatever a lane does not take is parsed into nodes as usual, and tests hold
+every lane to what the node path reads.
 
 Hostile input is expected: a DOCTYPE or entity declaration stops the parse
 (``xml-doctype``) before expat can expand or fetch anything; elements nested
