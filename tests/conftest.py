@@ -1,11 +1,14 @@
 """Shared fixtures: the independent XSD cross-check with xmllint, and paths.
 
 The schemas live in ``../shared/xsd`` beside the repository (they may not ship
-in the package); tests that need them skip with a clear reason when absent.
+in the package); ``SITEMAPKIT_XSD_DIR`` points elsewhere, and a clone made away
+from that layout still finds the workplace's ``/work/shared/xsd``.  Tests that
+need them skip with a clear reason when none is there.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -14,7 +17,18 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-XSD_DIR = REPO.parent / "shared" / "xsd"
+
+
+def _find_xsd() -> Path:
+    override = os.environ.get("SITEMAPKIT_XSD_DIR")
+    if override:
+        return Path(override)
+    beside = REPO.parent / "shared" / "xsd"
+    workplace = Path("/work/shared/xsd")
+    return workplace if not beside.is_dir() and workplace.is_dir() else beside
+
+
+XSD_DIR = _find_xsd()
 
 
 def _xmllint(path: Path, schema: str) -> None:
