@@ -89,6 +89,19 @@ IMAGES = st.sampled_from(
         "ftp://x/y.jpg",
     ]
 )
+IMAGE_KIDS = st.sampled_from(
+    [
+        "<image:caption>Lamp &amp; shade, brass</image:caption>",
+        "<image:caption>Lampe für den Flur – 40 cm</image:caption>",
+        "<image:title>&lt;b&gt;Sale&lt;/b&gt;</image:title>",
+        "<image:title>&#65;</image:title>",
+        "<image:geo_location>Köln, Germany</image:geo_location>",
+        "<image:license>https://example.com/licence</image:license>",
+        "<image:license>nope://x y</image:license>",
+        "<image:caption>bad \udcff byte</image:caption>",
+        "<image:caption>\U0001f4a1 bulb</image:caption>",
+    ]
+)
 CODES = st.sampled_from(["en", "de", "en-GB", "x-default", "EN", "en_GB", "gb", "zz-QQ", "fr"])
 
 
@@ -103,7 +116,8 @@ def entries(draw: st.DrawFn) -> str:
     if draw(st.integers(0, 4)) == 0:
         parts.append(f"<priority>{draw(PRIOS)}</priority>")
     for _ in range(draw(st.integers(0, 2))):
-        parts.append(f"<image:image><image:loc>{draw(IMAGES)}</image:loc></image:image>")
+        kids = "".join(draw(st.lists(IMAGE_KIDS, max_size=2)))
+        parts.append(f"<image:image><image:loc>{draw(IMAGES)}</image:loc>{kids}</image:image>")
     if draw(st.integers(0, 2)) == 0:
         group = draw(st.lists(LOCS, min_size=0, max_size=2))
         alts = [loc, *group]
@@ -193,7 +207,7 @@ def test_lane_finds_what_nodes_find(
 ) -> None:
     monkeypatch.setattr(source, "CHUNK_BYTES", chunk)
     path = tmp_path / "sitemap.xml"
-    path.write_bytes(render(items, layout, comment, prolog).encode())
+    path.write_bytes(render(items, layout, comment, prolog).encode("utf-8", "surrogateescape"))
     same_findings([path], BASE + "sitemap.xml" if scoped else None)
 
 
@@ -212,8 +226,10 @@ def test_lane_across_an_index(
 ) -> None:
     """Duplicates, hreflang pairs and origins across the files of one set."""
     monkeypatch.setattr(source, "CHUNK_BYTES", 200)
-    (tmp_path / "a.xml").write_bytes(render(first, layout, None).encode())
-    (tmp_path / "b.xml").write_bytes(render(second, layout, None).encode())
+    (tmp_path / "a.xml").write_bytes(render(first, layout, None).encode("utf-8", "surrogateescape"))
+    (tmp_path / "b.xml").write_bytes(
+        render(second, layout, None).encode("utf-8", "surrogateescape")
+    )
     (tmp_path / "index.xml").write_text(
         f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n'
         f"<sitemap><loc>{BASE}a.xml</loc></sitemap>\n"

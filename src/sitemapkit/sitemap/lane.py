@@ -48,6 +48,14 @@ DATE: Final = (
     rb"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]++)?"
     rb"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]))?"
 )
+#: free text (image captions and titles): UTF-8 (checked when the block is decoded), no
+#: markup, no character XML forbids, the five predefined references and nothing else
+_TEXT: Final = (
+    rb"(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])"
+    rb"|&(?:amp|lt|gt|quot|apos);)*+"
+)
+#: the deprecated image children the lane takes, in the schema's order
+IMAGE_DEPRECATED_KEPT: Final = (b"caption", b"geo_location", b"title")
 _CHANGEFREQ: Final = rb"(?:always|hourly|daily|weekly|monthly|yearly|never)"
 _PRIORITY: Final = rb"(?:0(?:\.[0-9]*+)?|1(?:\.0*+)?|\.[0-9]++)"
 _HREFLANG: Final = rb"[A-Za-z0-9-]{1,40}+"
@@ -74,6 +82,8 @@ class StrictLane:
     #: each loc, and each alternate as (hreflang, href), in file order (None: no xhtml)
     links: re.Pattern[str] | None
     link_tag: str
+    #: the image prefix, to count deprecated image children (None: no images here)
+    image: str | None
     #: origin + directory every loc starts with, when the sitemap's own URL is known
     prefix: str | None
 
@@ -126,9 +136,15 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
     if image is not None:
         i = image.encode()
         # at most MAX_IMAGES_PER_URL per entry, so image-too-many cannot hide in a block
+        # caption, geo_location and title (no effect since 2022, still common) in schema
+        # order, at most once each: counted in bulk for image-deprecated
+        old = b"".join(
+            b"(?:<" + i + b":" + k + b">" + _TEXT + b"</" + i + b":" + k + b">" + _W + b")?"
+            for k in IMAGE_DEPRECATED_KEPT
+        )
         img = (
             b"(?:<" + i + b":image>" + _W + b"<" + i + b":loc>" + _ABS_URL + b"</" + i
-            + b":loc>" + _W + b"</" + i + b":image>" + _W + link + b")"
+            + b":loc>" + _W + old + b"</" + i + b":image>" + _W + link + b")"
             + b"{0,%d}+" % MAX_IMAGES_PER_URL
         )  # fmt: skip
     tail = link + img
@@ -147,5 +163,6 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
         root=f"<urlset {decls}>".encode(),
         links=links,
         link_tag=f"<{xhtml}:link" if xhtml is not None else "\x00",
+        image=image,
         prefix=prefix,
     )

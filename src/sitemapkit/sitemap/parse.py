@@ -169,6 +169,22 @@ def _root_start(data: bytes) -> re.Match[bytes] | None:
             return None
 
 
+_NOT_EOL = re.compile(r"[^\r\n]+")
+
+
+def _blanked(text: bytes | str) -> bytes:
+    """What expat reads for a strict run: its line ends, and a blank per character."""
+    if isinstance(text, bytes):
+        if b"\r" in text:
+            return text.translate(_BLANK)
+        k = text.count(b"\n")
+        return b"\n" * k + b" " * (len(text) - text.rfind(b"\n") - 1)
+    if "\r" in text:
+        return _NOT_EOL.sub(lambda m: " " * len(m[0]), text).encode()
+    k = text.count("\n")
+    return b"\n" * k + b" " * (len(text) - text.rfind("\n") - 1)
+
+
 class Node:
     """One element of an entry: namespace, local name, attributes, text, position."""
 
@@ -622,16 +638,18 @@ class XmlStreamParser:
             if e > pos:
                 line, col = self._count_to(buf, pos)
                 chunk = buf[pos:e]
+                if chunk.isascii():
+                    text: bytes | str = chunk
+                else:  # image captions may be any UTF-8; expat is not asked
+                    try:
+                        text = chunk.decode("utf-8")
+                    except UnicodeDecodeError:  # expat names the bad bytes
+                        self._leave_lane(buf[pos:], final)
+                        return
                 n = chunk.count(b"<url>")
                 out.append(Block(chunk, line + offset, col, n, lane))
                 facts.entries += n
-                k = chunk.count(b"\n")
-                if k == 0:
-                    parse(b" " * len(chunk))
-                elif b"\r" in chunk:
-                    parse(chunk.translate(_BLANK))
-                else:
-                    parse(b"\n" * k + b" " * (len(chunk) - chunk.rfind(b"\n") - 1))
+                parse(_blanked(text))
                 pos = e
             g = blank_gap(buf, pos)
             at = g.end() if g is not None else pos
@@ -751,7 +769,7 @@ class XmlStreamParser:
                     if ude.start == 0 and ude.reason != "unexpected end of data":
                         return ParseProblem(
                             "encoding-not-utf8",
-                            f"bytes {seq!r} are not valid UTF-8",
+                            f"bytes {seq[: ude.end]!r} are not valid UTF-8",
                             line,
                             col,
                         )

@@ -38,6 +38,7 @@ from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.sitemap.codes import severity
 from sitemapkit.sitemap.lane import (
+    IMAGE_DEPRECATED_KEPT,
     LASTMODS,
     LOC_LASTMOD,
     LOCS,
@@ -762,7 +763,7 @@ class Validator:
         """
         st = self._st
         n = b.count
-        raw = b.data.decode("ascii")
+        raw = b.data.decode("utf-8")  # the parser made sure it is
         text = raw.replace("&amp;", "&") if "&" in raw else raw
         locs: list[str] = LOCS.findall(text)
         if len(locs) != n:  # cannot happen for a lane match; be exact anyway
@@ -830,7 +831,6 @@ class Validator:
         starts = accumulate(map(add, map(len, pieces[1:n]), repeat(5)), initial=len(pieces[0]))
         cuts = [0, *islice(starts, 1, None)]
         cuts.append(len(raw))
-        data = b.data
         line, col, last = b.line, b.col, 0
         i = 0
         while i < n:
@@ -846,7 +846,7 @@ class Validator:
             else:
                 col += lo - last
             last = lo
-            sub = Block(data[lo:hi], line, col, j - i, b.lane)
+            sub = Block(raw[lo:hi].encode(), line, col, j - i, b.lane)  # str offsets: chars
             if i in bad:
                 self._block_slow(sub)
             elif self._set_seen.add_new(hashes[i:j]):
@@ -901,6 +901,9 @@ class Validator:
                 self._origin(raw[at + 5 : raw.find("<", at + 5)].replace("&amp;", "&"), entry)
         if lms:
             self._bulk_lastmods(b, raw, lms)
+        image = b.lane.image
+        if image is not None and f"<{image}:image>" in text:
+            self._bulk_deprecated(b, raw, image)
         hints = text.count("<changefreq>") + text.count("<priority>")
         if hints:
             st.hints += hints
@@ -934,6 +937,20 @@ class Validator:
         for _ in range(k):
             at = raw.find("<url>", at + 5)
         return at
+
+    def _bulk_deprecated(self, b: Block, raw: str, image: str) -> None:
+        """image-deprecated: count the block's captions, geo_locations and titles."""
+        found = []
+        for kid in IMAGE_DEPRECATED_KEPT:
+            tag = f"<{image}:{kid.decode()}>"
+            at = raw.find(tag)
+            if at >= 0:
+                found.append((at, f"image:{kid.decode()}", raw.count(tag)))
+        agg = self._st.aggregated
+        for at, what, count in sorted(found):  # first met, first listed: as entry by entry
+            got = agg.get(what)
+            node = got[1] if got else self._node_at(b, raw, at, what)
+            agg[what] = ((got[0] if got else 0) + count, node)
 
     def _bulk_lastmods(self, b: Block, raw: str, lms: list[str]) -> None:
         self._lastmod_total += len(lms)
