@@ -435,3 +435,18 @@ def test_findings_across_files_in_large_blocks(tmp_path: Path) -> None:
     assert codes.count("loc-duplicate") == 31
     assert codes.count("lastmod-future") == 6
     same_findings([tmp_path / "index.xml"], BASE + "index.xml")
+
+
+def test_blocks_say_whether_they_may_hold_deprecated_image_children() -> None:
+    def blocks(kid: str) -> list[Block]:
+        rows = [
+            f"<url><loc>{BASE}{i}</loc><image:image><image:loc>https://cdn.example.com/{i}.jpg"
+            f"</image:loc>{kid if i == 7 else ''}</image:image></url>"
+            for i in range(20)
+        ]
+        parser = XmlStreamParser(strict=lambda facts: build_lane(facts.namespaces, BASE))
+        parser.feed(render(rows, "line", None).encode(), final=True)
+        return [b for b in parser.out if isinstance(b, Block)]
+
+    assert [b.deprecated for b in blocks("")] == [False]
+    assert [b.deprecated for b in blocks("<image:title>Brass</image:title>")] == [True]

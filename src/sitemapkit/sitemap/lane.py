@@ -97,6 +97,8 @@ class Block:
     col: int
     count: int
     lane: StrictLane
+    #: it may hold deprecated image children (False: it surely holds none)
+    deprecated: bool = True
 
 
 def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | None:
@@ -138,8 +140,9 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
         # at most MAX_IMAGES_PER_URL per entry, so image-too-many cannot hide in a block
         # caption, geo_location and title (no effect since 2022, still common) in schema
         # order, at most once each: counted in bulk for image-deprecated
+        # (an empty group in each: a match whose lastindex is set has met one of them)
         old = b"".join(
-            b"(?:<" + i + b":" + k + b">" + _TEXT + b"</" + i + b":" + k + b">" + _W + b")?"
+            b"(?:<" + i + b":" + k + b">()" + _TEXT + b"</" + i + b":" + k + b">" + _W + b")?"
             for k in IMAGE_DEPRECATED_KEPT
         )
         img = (

@@ -647,7 +647,7 @@ class XmlStreamParser:
                         self._leave_lane(buf[pos:], final)
                         return
                 n = chunk.count(b"<url>")
-                out.append(Block(chunk, line + offset, col, n, lane))
+                out.append(Block(chunk, line + offset, col, n, lane, m.lastindex is not None))
                 facts.entries += n
                 parse(_blanked(text))
                 pos = e

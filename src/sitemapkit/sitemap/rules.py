@@ -846,7 +846,8 @@ class Validator:
             else:
                 col += lo - last
             last = lo
-            sub = Block(raw[lo:hi].encode(), line, col, j - i, b.lane)  # str offsets: chars
+            # str offsets count characters: the bytes are cut from the text
+            sub = Block(raw[lo:hi].encode(), line, col, j - i, b.lane, b.deprecated)
             if i in bad:
                 self._block_slow(sub)
             elif self._set_seen.add_new(hashes[i:j]):
@@ -902,7 +903,7 @@ class Validator:
         if lms:
             self._bulk_lastmods(b, raw, lms)
         image = b.lane.image
-        if image is not None and f"<{image}:image>" in text:
+        if image is not None and b.deprecated:
             self._bulk_deprecated(b, raw, image)
         hints = text.count("<changefreq>") + text.count("<priority>")
         if hints:
