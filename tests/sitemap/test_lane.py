@@ -23,7 +23,7 @@ from sitemapkit.model import Finding
 from sitemapkit.sitemap import source
 from sitemapkit.sitemap.lane import DATE, Block, build_lane
 from sitemapkit.sitemap.parse import Node, XmlStreamParser, block_nodes
-from sitemapkit.sitemap.rules import HashSet64, validate
+from sitemapkit.sitemap.rules import MAX_LANE_KINDS, HashSet64, validate
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 BASE = "https://example.com/shop/"
@@ -450,3 +450,27 @@ def test_blocks_say_whether_they_may_hold_deprecated_image_children() -> None:
 
     assert [b.deprecated for b in blocks("")] == [False]
     assert [b.deprecated for b in blocks("<image:title>Brass</image:title>")] == [True]
+
+
+def test_a_set_binding_ever_new_prefixes_stops_building_lanes(tmp_path: Path) -> None:
+    """Each kind of lane is a regex to compile: past MAX_LANE_KINDS the files are read as
+    nodes (hostile sets cannot make the validator compile thousands), same findings."""
+    names = []
+    for k in range(MAX_LANE_KINDS + 6):
+        name = f"s{k}.xml"
+        names.append(name)
+        (tmp_path / name).write_text(
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SM}" '
+            f'xmlns:i{k}="http://www.google.com/schemas/sitemap-image/1.1">\n'
+            f"<url><loc>{BASE}{k}</loc><i{k}:image><i{k}:loc>https://cdn.example.com/{k}.jpg"
+            f"</i{k}:loc></i{k}:image></url>\n<url><loc>{BASE}0</loc></url>\n</urlset>\n"
+        )
+    (tmp_path / "index.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SM}">\n'
+        + "".join(f"<sitemap><loc>{BASE}{n}</loc></sitemap>\n" for n in names)
+        + "</sitemapindex>\n"
+    )
+    report = validate([str(tmp_path / "index.xml")], sitemap_url=BASE + "index.xml", now=NOW)
+    assert report.entries == 2 * len(names)
+    assert sum(f.code == "loc-duplicate" for f in report.findings) == len(names)
+    same_findings([tmp_path / "index.xml"], BASE + "index.xml")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 from xml.sax.saxutils import quoteattr
 
@@ -101,14 +102,49 @@ class Block:
     deprecated: bool = True
 
 
+def lane_key(namespaces: dict[str, str]) -> tuple[str | None, str | None] | None:
+    """The image and xhtml prefixes a root binds (what the lane's pattern depends on),
+    or None when the default namespace is not the sitemap's (no lane)."""
+    if namespaces.get("") != SITEMAP_NS:
+        return None
+    by_ns: dict[str, str] = {}
+    for p, uri in namespaces.items():
+        if p and _PREFIX.fullmatch(p):
+            by_ns.setdefault(uri, p)
+    return by_ns.get(IMAGE_NS), by_ns.get(XHTML_NS)
+
+
 def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | None:
     """The lane for a urlset with these root namespace declarations, or None.
 
     ``prefix`` is the scope's origin + directory (``None`` when the sitemap's URL
     is unknown and any absolute URL is in scope).
     """
-    if namespaces.get("") != SITEMAP_NS:
+    key = lane_key(namespaces)
+    if key is None:
         return None
+    compiled = _compile(*key, prefix)
+    if compiled is None:
+        return None
+    decls = " ".join(
+        f"xmlns{':' + p if p else ''}={quoteattr(uri)}" for p, uri in namespaces.items()
+    )
+    image, xhtml = key
+    return StrictLane(
+        run=compiled[0],
+        root=f"<urlset {decls}>".encode(),
+        links=compiled[1],
+        link_tag=f"<{xhtml}:link" if xhtml is not None else "\x00",
+        image=image,
+        prefix=prefix,
+    )
+
+
+@lru_cache(maxsize=32)
+def _compile(
+    image: str | None, xhtml: str | None, prefix: str | None
+) -> tuple[re.Pattern[bytes], re.Pattern[str] | None] | None:
+    """The run pattern and the link pattern (~1.5 ms to compile, so kept)."""
     if prefix is None:
         loc = _ABS_URL
     else:
@@ -117,12 +153,6 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
         if not prefix.endswith("/") or re.fullmatch(_ABS_URL, raw) is None:
             return None
         loc = re.escape(raw) + _URL_CHARS
-    by_ns: dict[str, str] = {}
-    for p, uri in namespaces.items():
-        if p and _PREFIX.fullmatch(p):
-            by_ns.setdefault(uri, p)
-    image = by_ns.get(IMAGE_NS)
-    xhtml = by_ns.get(XHTML_NS)
     links: re.Pattern[str] | None = None
     link = img = b""
     if xhtml is not None:
@@ -137,10 +167,10 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
         )
     if image is not None:
         i = image.encode()
-        # at most MAX_IMAGES_PER_URL per entry, so image-too-many cannot hide in a block
+        # at most MAX_IMAGES_PER_URL per entry, so image-too-many cannot hide in a block;
         # caption, geo_location and title (no effect since 2022, still common) in schema
-        # order, at most once each: counted in bulk for image-deprecated
-        # (an empty group in each: a match whose lastindex is set has met one of them)
+        # order, at most once each, counted in bulk for image-deprecated (an empty group
+        # in each: a match whose lastindex is set has met one of them)
         old = b"".join(
             b"(?:<" + i + b":" + k + b">()" + _TEXT + b"</" + i + b":" + k + b">" + _W + b")?"
             for k in IMAGE_DEPRECATED_KEPT
@@ -150,22 +180,11 @@ def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | N
             + b":loc>" + _W + old + b"</" + i + b":image>" + _W + link + b")"
             + b"{0,%d}+" % MAX_IMAGES_PER_URL
         )  # fmt: skip
-    tail = link + img
     entry = (
         b"<url>" + _W + b"<loc>" + loc + b"</loc>" + _W
         + b"(?:<lastmod>" + DATE + b"</lastmod>" + _W + b")?"
         + b"(?:<changefreq>" + _CHANGEFREQ + b"</changefreq>" + _W + b")?"
         + b"(?:<priority>" + _PRIORITY + b"</priority>" + _W + b")?"
-        + tail + b"</url>"
+        + link + img + b"</url>"
     )  # fmt: skip
-    decls = " ".join(
-        f"xmlns{':' + p if p else ''}={quoteattr(uri)}" for p, uri in namespaces.items()
-    )
-    return StrictLane(
-        run=re.compile(b"(?:" + _W + entry + b")*+"),
-        root=f"<urlset {decls}>".encode(),
-        links=links,
-        link_tag=f"<{xhtml}:link" if xhtml is not None else "\x00",
-        image=image,
-        prefix=prefix,
-    )
+    return re.compile(b"(?:" + _W + entry + b")*+"), links

@@ -46,6 +46,7 @@ from sitemapkit.sitemap.lane import (
     Block,
     StrictLane,
     build_lane,
+    lane_key,
 )
 from sitemapkit.sitemap.langcodes import hreflang_problem
 from sitemapkit.sitemap.parse import LaneFactory, Node, XmlFacts, block_nodes
@@ -75,6 +76,8 @@ UNIFORM_MIN: Final = 10
 UNIFORM_TRACK: Final = 1_000
 #: findings listed per file and code; the rest are counted in one closing finding
 MAX_LISTED_PER_CODE: Final = 1_000
+#: distinct strict lanes (scope and extension prefixes) built per set; nodes after that
+MAX_LANE_KINDS: Final = 64
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
 MAX_HREFLANG_PAGES: Final = 200_000
 _ABS = ABSOLUTE
@@ -298,7 +301,7 @@ class Validator:
         self._scope_unknown = False
         self._doc: Doc | None = None
         self._st = _DocState()
-        self._lanes: dict[tuple[tuple[tuple[str, str], ...], str | None], StrictLane | None] = {}
+        self._lane_kinds: set[tuple[object, str | None]] = set()
         self._hreflang_codes: dict[str, bool] = {}
 
     # --- emitting --------------------------------------------------------------------
@@ -726,15 +729,19 @@ class Validator:
         if doc.url is not None and scope is None:
             return None  # a sitemap URL the scope rules cannot read: every entry as a node
         prefix = None if scope is None else scope.origin + scope.directory
-        lanes = self._lanes
+        kinds = self._lane_kinds
 
         def factory(facts: XmlFacts) -> StrictLane | None:
             if facts.root_ns != SITEMAP_NS:
                 return None
-            key = (tuple(facts.namespaces.items()), prefix)
-            if key not in lanes:
-                lanes[key] = build_lane(facts.namespaces, prefix)
-            return lanes[key]
+            kind = (lane_key(facts.namespaces), prefix)
+            if kind not in kinds:
+                # each kind of lane is a regex to compile: a set whose files bind
+                # ever new prefixes (hostile) is read as nodes past this many
+                if len(kinds) >= MAX_LANE_KINDS:
+                    return None
+                kinds.add(kind)
+            return build_lane(facts.namespaces, prefix)
 
         return factory
 
