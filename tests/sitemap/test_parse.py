@@ -118,6 +118,14 @@ TRICKY = {
         for i in range(400)
     )
     + "</urlset>\n",
+    # a loc run with non-ASCII text, then an error on the same line: expat counts columns
+    # in characters, so the run's blanks must too
+    "utf8-then-error": f"{HEAD}<urlset {NS}>\n"
+    + "<url><loc>https://e.com/café-menü</loc></url>" * 20
+    # entries no run takes, kept until expat has read them: found good before the error
+    + "<url><loc>https://e.com/kept-1</loc><x>1</x></url>"
+    + "<url><loc>https://e.com/kept-2</loc><x>2</x></url>"
+    + "<url><loc>https://e.com/bad</loc><x></url>\n</urlset>\n",
     "not-a-character": f"{HEAD}<urlset {NS}>\n"
     + "<url><loc>https://e.com/a</loc></url>\n" * 50
     + "<url><loc>https://e.com/\ufffe</loc></url>\n</urlset>\n",

@@ -19,6 +19,7 @@ way: the lane changes the speed, never the findings.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
@@ -49,12 +50,13 @@ DATE: Final = (
     rb"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]++)?"
     rb"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]))?"
 )
-#: free text (image captions and titles): UTF-8 (checked when the block is decoded), no
-#: markup, no character XML forbids, the five predefined references and nothing else
-_TEXT: Final = (
-    rb"(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])"
-    rb"|&(?:amp|lt|gt|quot|apos);)*+"
-)
+#: characters of text that expat takes as they are: no markup, no reference, nothing XML
+#: forbids (U+FFFE and U+FFFF are the only ones whose UTF-8 starts 0xEF BF BE/BF; bad
+#: UTF-8 is caught by decoding), no ``]`` (``]]>``); alternatives to repeat possessively
+XML_CHARS: Final = rb"[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])"
+#: free text (image captions and titles): those characters and the five predefined
+#: references, and nothing else
+_TEXT: Final = rb"(?:" + XML_CHARS + rb"|&(?:amp|lt|gt|quot|apos);)*+"
 #: the deprecated image children the lane takes, in the schema's order
 IMAGE_DEPRECATED_KEPT: Final = (b"caption", b"geo_location", b"title")
 _CHANGEFREQ: Final = rb"(?:always|hourly|daily|weekly|monthly|yearly|never)"
@@ -79,7 +81,6 @@ class StrictLane:
     run: re.Pattern[bytes]
     #: the root start tag (with every namespace it declares), to parse a block again
     root: bytes
-    #: hreflang alternates: their element and attribute pattern (None: not in this lane)
     #: each loc, and each alternate as (hreflang, href), in file order (None: no xhtml)
     links: re.Pattern[str] | None
     link_tag: str
@@ -102,16 +103,22 @@ class Block:
     deprecated: bool = True
 
 
+def extension_prefixes(namespaces: Iterable[tuple[str, str]]) -> tuple[str | None, str | None]:
+    """The prefixes a root binds to the image and the xhtml namespaces (the first of each),
+    which the regex lanes spell out in their patterns."""
+    by_ns: dict[str, str] = {}
+    for p, uri in namespaces:
+        if p and _PREFIX.fullmatch(p):
+            by_ns.setdefault(uri, p)
+    return by_ns.get(IMAGE_NS), by_ns.get(XHTML_NS)
+
+
 def lane_key(namespaces: dict[str, str]) -> tuple[str | None, str | None] | None:
     """The image and xhtml prefixes a root binds (what the lane's pattern depends on),
     or None when the default namespace is not the sitemap's (no lane)."""
     if namespaces.get("") != SITEMAP_NS:
         return None
-    by_ns: dict[str, str] = {}
-    for p, uri in namespaces.items():
-        if p and _PREFIX.fullmatch(p):
-            by_ns.setdefault(uri, p)
-    return by_ns.get(IMAGE_NS), by_ns.get(XHTML_NS)
+    return extension_prefixes(namespaces.items())
 
 
 def build_lane(namespaces: dict[str, str], prefix: str | None) -> StrictLane | None:

@@ -34,8 +34,7 @@ from functools import lru_cache
 from typing import Final
 from xml.parsers import expat
 
-from sitemapkit.limits import IMAGE_NS, XHTML_NS
-from sitemapkit.sitemap.lane import Block, StrictLane
+from sitemapkit.sitemap.lane import XML_CHARS, Block, StrictLane, extension_prefixes
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
 MAX_XML_DEPTH: Final = 64
@@ -70,7 +69,7 @@ _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 #: by construction: no markup, no reference but ``&amp;``, no character XML forbids (nor
 #: U+FFFE/U+FFFF, the only ones of 0xEF-led bytes); locs with no CR (expat would fold it),
 #: no blank at either end and not empty, so each is its own final value
-_T_CHARS: Final = rb"(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
+_T_CHARS: Final = rb"(?:" + XML_CHARS + rb"|&amp;)*+"
 _T_LOC: Final = (
     rb"(?![ \t\n<])(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\r\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
     rb"(?<![ \t\n])"
@@ -78,7 +77,6 @@ _T_LOC: Final = (
 _WSP: Final = rb"[ \t\r\n]*+"
 #: an attribute value with nothing expat would refuse or change but ``&amp;``
 _T_ATTR: Final = rb'"(?:[^<&"\x00-\x1f\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"'
-_PREFIX_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 @lru_cache(maxsize=64)
@@ -89,12 +87,8 @@ def _loc_run(namespaces: tuple[tuple[str, str], ...]) -> re.Pattern[bytes]:
     their namespaces to a prefix: every run it matches is well-formed XML by
     construction, so expat reads only its line ends.
     """
-    by_ns: dict[str, str] = {}
-    for p, uri in namespaces:
-        if p and _PREFIX_NAME.fullmatch(p):
-            by_ns.setdefault(uri, p)
+    image, xhtml = extension_prefixes(namespaces)
     ext: list[bytes] = []
-    image = by_ns.get(IMAGE_NS)
     if image is not None:
         i = image.encode()
         kids = b"|".join(
@@ -105,7 +99,6 @@ def _loc_run(namespaces: tuple[tuple[str, str], ...]) -> re.Pattern[bytes]:
             b"<" + i + b":image>" + _WSP + b"<" + i + b":loc>" + _T_CHARS + b"</" + i + b":loc>"
             + _WSP + b"(?:(?:" + kids + b")" + _WSP + b")*+</" + i + b":image>"
         )  # fmt: skip
-    xhtml = by_ns.get(XHTML_NS)
     if xhtml is not None:
         ext.append(
             b"<" + xhtml.encode() + b":link[ \t\r\n]++rel=" + _T_ATTR
@@ -274,6 +267,7 @@ class XmlStreamParser:
     ) -> None:
         self.facts = XmlFacts()
         self._fed = 0  # bytes expat has accepted so far
+        self._skew = 0  # stream bytes minus bytes expat saw (runs blanked per character)
         self._tail = b""  # the last of them, to name bad bytes split across chunks
         #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
         #: rest of an entry is checked by expat but never turned into nodes
@@ -408,7 +402,7 @@ class XmlStreamParser:
             try:
                 parse(buf[run:upto])
             except ParseProblem:
-                bad = p.ErrorByteIndex
+                bad = p.ErrorByteIndex + self._skew  # as a stream offset
                 good = [t for at, t in pending if at <= bad]
                 self.out.extend(good)
                 self.facts.entries += len(good)
@@ -453,7 +447,7 @@ class XmlStreamParser:
                     misses = 0
                     flush(pos)
                     run = -1
-                    if self._loc_run(buf, pos, r_end):
+                    if self._take_locs(buf, pos, r_end):
                         pos = r_end
                         continue
                     no_run = r_end  # not after all (bad UTF-8): entry by entry
@@ -509,7 +503,15 @@ class XmlStreamParser:
         if final:
             parse(b"", True)
 
-    def _loc_run(self, buf: bytes, start: int, end: int) -> bool:
+    def _parse_blanked(self, raw: bytes, text: bytes | str) -> None:
+        """Give expat the blanks of a run the lanes took (``text``: ``raw``, decoded when not
+        ASCII); expat counts a column per character, so blanks are one per character and
+        ``_skew`` keeps how many fewer bytes expat has seen than the stream holds."""
+        blank = _blanked(text)
+        self._skew += len(raw) - len(blank)
+        self._parse(blank)
+
+    def _take_locs(self, buf: bytes, start: int, end: int) -> bool:
         """Hand out the locs of the entries in ``buf[start:end]`` (a :func:`_loc_run` match).
 
         The run is well-formed by construction, so expat reads only its line ends,
@@ -520,16 +522,10 @@ class XmlStreamParser:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError:
             return False
+        self._parse_blanked(chunk, text)
         if "&" in text:
             text = text.replace("&amp;", "&")
         locs: list[str] = _LOC_HEADS.findall(text)
-        lines = chunk.count(b"\n")
-        if lines == 0:
-            self._parse(b" " * len(chunk))
-        elif b"\r" in chunk:
-            self._parse(chunk.translate(_BLANK))
-        else:
-            self._parse(b"\n" * lines + b" " * (len(chunk) - chunk.rfind(b"\n") - 1))
         self.out.append(LocRun(locs))
         self.facts.entries += len(locs)
         return True
@@ -551,9 +547,12 @@ class XmlStreamParser:
             if run < 0:
                 return
             try:
-                parse(buf[run:upto].translate(_BLANK))
+                seg = buf[run:upto]
+                self._parse_blanked(
+                    seg, seg if seg.isascii() else seg.decode("utf-8", "surrogateescape")
+                )
             except ParseProblem:
-                bad = p.ErrorByteIndex
+                bad = p.ErrorByteIndex + self._skew  # as a stream offset
                 good = [t for at, t in pending if at <= bad]
                 self.out.extend(good)
                 self.facts.entries += len(good)
@@ -611,10 +610,10 @@ class XmlStreamParser:
 
     # --- the strict lane (validator) --------------------------------------------------
     # Why: see :mod:`sitemapkit.sitemap.lane`.  A run of strict entries is well-formed by
-    # construction (ASCII, fixed tags, no markup or references but ``&amp;`` in the
-    # texts), so expat is given only its line ends, blank, to keep every later position
-    # exact; anything else between runs (other entries, comments) goes to expat and
-    # becomes nodes as usual.
+    # construction (fixed tags, checked UTF-8, no markup and only predefined references
+    # in the texts), so expat is given only its line ends, blank, to keep every later
+    # position exact; anything else between runs (other entries, comments) goes to expat
+    # and becomes nodes as usual.
     def _strict_feed(self, data: bytes, final: bool, start: int = 0) -> None:
         buf = self._pend + data if self._pend else data
         lane = self._lane
@@ -649,7 +648,7 @@ class XmlStreamParser:
                 n = chunk.count(b"<url>")
                 out.append(Block(chunk, line + offset, col, n, lane, m.lastindex is not None))
                 facts.entries += n
-                parse(_blanked(text))
+                self._parse_blanked(chunk, text)
                 pos = e
             g = blank_gap(buf, pos)
             at = g.end() if g is not None else pos
