@@ -35,7 +35,7 @@ NPM_PACKAGE = "sitemap@8.0.3"
 PY_CHILD = r"""
 import sys, time, json
 from sitemapkit.model import UrlEntry
-from sitemapkit.sitemap.writer import WriterOptions, write_sitemaps
+from sitemapkit.write.writer import WriterOptions, write_sitemaps
 n, out, gz, form = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 dedup = not form.endswith("-nodedup")
 form = form.removesuffix("-nodedup")

@@ -24,8 +24,8 @@ def test_public_members_are_exported() -> None:
 
 
 def test_lazy_exports_are_the_defining_objects() -> None:
-    from sitemapkit.sitemap.writer import write_sitemaps
     from sitemapkit.store.sqlite import iter_page_records
+    from sitemapkit.write.writer import write_sitemaps
 
     assert sitemapkit.write_sitemaps is write_sitemaps
     assert sitemapkit.iter_page_records is iter_page_records

@@ -42,20 +42,20 @@ if TYPE_CHECKING:
     from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
     from sitemapkit.crawl.robots import RobotsPolicy
     from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
-    from sitemapkit.sitemap.discover import discover_sitemaps
-    from sitemapkit.sitemap.reader import SourcedEntry, aiter_entries, iter_entries
-    from sitemapkit.sitemap.rules import ValidationReport, avalidate, validate
-    from sitemapkit.sitemap.writer import (
+    from sitemapkit.read.discover import discover_sitemaps
+    from sitemapkit.read.reader import SourcedEntry, aiter_entries, iter_entries
+    from sitemapkit.store.base import CrawlStore
+    from sitemapkit.store.sqlite import SqliteStore, is_crawl_db, iter_page_records
+    from sitemapkit.validate.validator import ValidationReport, avalidate, validate
+    from sitemapkit.visual.page import write_visual_map
+    from sitemapkit.visual.tree import SiteTree
+    from sitemapkit.write.writer import (
         SitemapSetWriter,
         WriteResult,
         WriterOptions,
         write_sitemaps,
         write_sitemaps_async,
     )
-    from sitemapkit.store.base import CrawlStore
-    from sitemapkit.store.sqlite import SqliteStore, is_crawl_db, iter_page_records
-    from sitemapkit.visual.page import write_visual_map
-    from sitemapkit.visual.tree import SiteTree
 
 __version__ = "0.1.0"
 
@@ -69,22 +69,22 @@ _LAZY: dict[str, str] = {
     "QueryPolicy": "sitemapkit.crawl.urlnorm",
     "RobotsPolicy": "sitemapkit.crawl.robots",
     "SiteTree": "sitemapkit.visual.tree",
-    "SitemapSetWriter": "sitemapkit.sitemap.writer",
-    "SourcedEntry": "sitemapkit.sitemap.reader",
+    "SitemapSetWriter": "sitemapkit.write.writer",
+    "SourcedEntry": "sitemapkit.read.reader",
     "SqliteStore": "sitemapkit.store.sqlite",
-    "ValidationReport": "sitemapkit.sitemap.rules",
-    "WriteResult": "sitemapkit.sitemap.writer",
-    "WriterOptions": "sitemapkit.sitemap.writer",
-    "aiter_entries": "sitemapkit.sitemap.reader",
-    "avalidate": "sitemapkit.sitemap.rules",
-    "discover_sitemaps": "sitemapkit.sitemap.discover",
+    "ValidationReport": "sitemapkit.validate.validator",
+    "WriteResult": "sitemapkit.write.writer",
+    "WriterOptions": "sitemapkit.write.writer",
+    "aiter_entries": "sitemapkit.read.reader",
+    "avalidate": "sitemapkit.validate.validator",
+    "discover_sitemaps": "sitemapkit.read.discover",
     "is_crawl_db": "sitemapkit.store.sqlite",
-    "iter_entries": "sitemapkit.sitemap.reader",
+    "iter_entries": "sitemapkit.read.reader",
     "iter_page_records": "sitemapkit.store.sqlite",
     "normalize": "sitemapkit.crawl.urlnorm",
-    "validate": "sitemapkit.sitemap.rules",
-    "write_sitemaps": "sitemapkit.sitemap.writer",
-    "write_sitemaps_async": "sitemapkit.sitemap.writer",
+    "validate": "sitemapkit.validate.validator",
+    "write_sitemaps": "sitemapkit.write.writer",
+    "write_sitemaps_async": "sitemapkit.write.writer",
     "write_visual_map": "sitemapkit.visual.page",
 }
 

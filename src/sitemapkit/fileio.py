@@ -4,7 +4,7 @@ A file is written under a temporary name in its target folder and renamed
 into place only when complete, so a crash or Ctrl-C never leaves a
 half-written file where a user (or a web server) would pick it up.  The
 sitemap *set* writer has its own, set-level publish in
-:mod:`sitemapkit.sitemap.writer`.
+:mod:`sitemapkit.write.writer`.
 """
 
 from __future__ import annotations

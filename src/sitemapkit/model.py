@@ -2,7 +2,7 @@
 
 Frozen, slotted dataclasses: cheap to create by the million, safe to share
 between the writer, the reader, the validator and the visual map.  The writer
-checks and normalises them (see :mod:`sitemapkit.sitemap.writer`); the reader
+checks and normalises them (see :mod:`sitemapkit.write.writer`); the reader
 produces them as found on the web, so their text fields are kept verbatim.
 """
 

@@ -13,7 +13,7 @@ import pytest
 
 from sitemapkit.cli import main
 
-FIX = Path(__file__).resolve().parent.parent / "sitemap" / "fixtures"
+FIX = Path(__file__).resolve().parent.parent / "sitemapdata" / "fixtures"
 GOOD = str(FIX / "good" / "urlset.xml")
 BAD = str(FIX / "bad" / "lastmod-invalid.xml")
 WARN = str(FIX / "bad" / "loc-duplicate.xml")
@@ -209,7 +209,7 @@ def test_schema_without_lxml_is_a_clear_usage_error(
 # --- over a real server on 127.0.0.1 ---------------------------------------------------------
 @pytest.fixture
 def site():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitemap"))
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "sitemapdata"))
     from reader_http import SiteServer
 
     server = SiteServer().start()

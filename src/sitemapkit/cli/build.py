@@ -21,8 +21,8 @@ from sitemapkit import limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import InputError, LimitError, SitemapkitError
 from sitemapkit.model import UrlEntry
-from sitemapkit.sitemap.inputs import FORMATS, open_input, read_entries
-from sitemapkit.sitemap.writer import SitemapSetWriter, WriteResult, WriterOptions
+from sitemapkit.write.inputs import FORMATS, open_input, read_entries
+from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 #: Bad lines shown in full before the rest are only counted.
 SHOWN_ERRORS = 20

@@ -85,7 +85,7 @@ def write_output(
     db: Path, out_dir: Path, *, base_url: str | None, gzip: bool, images: bool, other_hosts: bool
 ) -> tuple[object, list[str]]:
     """Write the crawl's sitemap set into ``out_dir``; return the writer result and notes."""
-    from sitemapkit.sitemap.writer import WriterOptions, write_sitemaps
+    from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
     store = SqliteStore(db)
     try:

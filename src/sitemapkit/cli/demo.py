@@ -60,7 +60,7 @@ def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
 
 
 def _sitemap_locs(out_dir: Path) -> set[str]:
-    from sitemapkit.sitemap.reader import iter_entries
+    from sitemapkit.read.reader import iter_entries
 
     return {entry.loc for entry in iter_entries(str(out_dir / "sitemap.xml"))}
 

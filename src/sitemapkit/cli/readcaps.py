@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import click
 
 from sitemapkit import limits
-from sitemapkit.sitemap.source import FETCH_TIMEOUT, ReadLimits
+from sitemapkit.read.source import FETCH_TIMEOUT, ReadLimits
 
 F = TypeVar("F", bound=Callable[..., Any])
 

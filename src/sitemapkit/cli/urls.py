@@ -20,8 +20,8 @@ import click
 from sitemapkit.cli.readcaps import read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
-from sitemapkit.sitemap.reader import SourcedEntry, iter_locs, iter_sourced
-from sitemapkit.sitemap.walk import is_unreadable, is_url
+from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
+from sitemapkit.read.walk import is_unreadable, is_url
 
 _FIELDS = (
     "loc",

@@ -19,10 +19,10 @@ from sitemapkit.cli.readcaps import read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.codes import ALL_CODES
-from sitemapkit.sitemap.rules import ValidationReport
-from sitemapkit.sitemap.rules import validate as run_validate
-from sitemapkit.sitemap.walk import is_url
+from sitemapkit.read.walk import is_url
+from sitemapkit.rulebook.codes import ALL_CODES
+from sitemapkit.validate.validator import ValidationReport
+from sitemapkit.validate.validator import validate as run_validate
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -158,7 +158,7 @@ def _parse_now(value: str | None) -> datetime | None:
 
 
 def _run_schema(rep: ValidationReport, folder: str) -> None:
-    from sitemapkit.sitemap.xsd import SchemaSet
+    from sitemapkit.validate.xsd import SchemaSet
 
     schemas = SchemaSet(folder)
     checked = 0
@@ -245,7 +245,7 @@ def validate(
     now = _parse_now(now_text)
     lim = read_limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
     if schema_dir is not None:
-        from sitemapkit.sitemap.xsd import SchemaSet
+        from sitemapkit.validate.xsd import SchemaSet
 
         try:
             SchemaSet(schema_dir)

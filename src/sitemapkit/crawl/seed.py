@@ -27,7 +27,7 @@ async def sitemap_urls(
     log: list[Finding] | None = None,
 ) -> AsyncIterator[str]:
     """The normalised, de-duplicated-per-call URLs listed by ``sitemaps`` (indexes followed)."""
-    from sitemapkit.sitemap.reader import aiter_entries
+    from sitemapkit.read.reader import aiter_entries
 
     count = 0
     for source in sitemaps:

@@ -164,11 +164,11 @@ def _found_from_map(source: str) -> dict[str, str]:
 
 def _sitemap_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
     try:
-        reader = importlib.import_module("sitemapkit.sitemap.reader")
+        reader = importlib.import_module("sitemapkit.read.reader")
     except ImportError as exc:
         raise InputError(
             f"{source}: is a sitemap, but this build has no sitemap reader "
-            "(sitemapkit.sitemap.reader)",
+            "(sitemapkit.read.reader)",
             value=source,
         ) from exc
     entries: Iterator[UrlEntry] = reader.iter_entries(source, log=report.findings)

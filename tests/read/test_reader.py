@@ -9,14 +9,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from sitemapdata.reader_http import SiteServer
 from sitemapkit.model import Finding, UrlEntry
-from sitemapkit.sitemap.discover import discover_sitemaps, parse_robots_sitemaps
-from sitemapkit.sitemap.reader import aiter_entries, aiter_sourced, iter_entries, iter_sourced
-from sitemapkit.sitemap.rules import avalidate
+from sitemapkit.read.discover import discover_sitemaps, parse_robots_sitemaps
+from sitemapkit.read.reader import aiter_entries, aiter_sourced, iter_entries, iter_sourced
+from sitemapkit.validate.validator import avalidate
 
-from .reader_http import SiteServer
-
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 

@@ -1,6 +1,6 @@
 """Rules for the extensions inside one ``url``: image, video, news, hreflang links.
 
-Why separate from :mod:`sitemapkit.sitemap.rules`: these rules read only the
+Why separate from :mod:`sitemapkit.validate.validator`: these rules read only the
 subtree of one entry, so they are plain functions of a node and an ``emit``
 callback; the file- and set-level bookkeeping stays in the validator.
 Schema orders come from the published XSDs; the limits from Google's docs.
@@ -15,8 +15,8 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from sitemapkit import dates, limits
-from sitemapkit.sitemap.langcodes import ISO3166_1, hreflang_problem
-from sitemapkit.sitemap.parse import Node
+from sitemapkit.read.xmlstream import Node
+from sitemapkit.rulebook.langcodes import ISO3166_1, hreflang_problem
 
 #: emit(code, message, node, url)
 Emit = Callable[[str, str, Node, "str | None"], None]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin, urlsplit
 
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.source import FetchInfo, ReadLimits, SourceProblem, fetch_chunks
+from sitemapkit.read.source import FetchInfo, ReadLimits, SourceProblem, fetch_chunks
 
 if TYPE_CHECKING:
     import aiohttp

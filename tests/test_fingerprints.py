@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.sitemap.dedup import (
+from sitemapkit.fingerprints import (
     BUCKET_BITS,
     BUCKETS,
     FP_BYTES,

@@ -18,62 +18,61 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from sitemapdata.xmlread import SM, read_xml
 from sitemapkit import limits
 from sitemapkit.errors import InputError
 from sitemapkit.model import Image, UrlEntry, Video
-from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.writer import WriterOptions, write_sitemaps
 from sitemapkit.urls import iri_to_uri, is_escaped_uri
-
-from .conftest import SM, read_xml
+from sitemapkit.write import render
+from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
 IMG = "{%s}" % limits.IMAGE_NS  # noqa: UP031
 VID = "{%s}" % limits.VIDEO_NS  # noqa: UP031
 
 
 def test_escape_all_five_and_cr() -> None:
-    assert xml.escape("a&b<c>d\"e'f\rg") == "a&amp;b&lt;c&gt;d&quot;e&apos;f&#13;g"
-    assert xml.escape("plain") == "plain"
-    assert xml.escape("&amp;") == "&amp;amp;"
+    assert render.escape("a&b<c>d\"e'f\rg") == "a&amp;b&lt;c&gt;d&quot;e&apos;f&#13;g"
+    assert render.escape("plain") == "plain"
+    assert render.escape("&amp;") == "&amp;amp;"
 
 
 def test_drop_forbidden_counts() -> None:
-    assert xml.drop_forbidden("a\x00b\x1fc\td\ne\rf\ufffeg\uffff") == ("abc\td\ne\rfg", 4)
-    assert xml.drop_forbidden("\ud800x") == ("x", 1)
-    assert xml.drop_forbidden("ok é 😀") == ("ok é 😀", 0)
+    assert render.drop_forbidden("a\x00b\x1fc\td\ne\rf\ufffeg\uffff") == ("abc\td\ne\rfg", 4)
+    assert render.drop_forbidden("\ud800x") == ("x", 1)
+    assert render.drop_forbidden("ok é 😀") == ("ok é 😀", 0)
 
 
 def test_clean_url() -> None:
-    assert xml.clean_url("https://example.com/a b") == ("https://example.com/a%20b", 0)
-    assert xml.clean_url("https://Bücher.example/ü?q=ä#frag") == (
+    assert render.clean_url("https://example.com/a b") == ("https://example.com/a%20b", 0)
+    assert render.clean_url("https://Bücher.example/ü?q=ä#frag") == (
         "https://xn--bcher-kva.example/%C3%BC?q=%C3%A4",
         0,
     )
-    assert xml.clean_url("https://example.com/%41%zz") == ("https://example.com/%41%25zz", 0)
-    assert xml.clean_url("https://example.com/a\x01b") == ("https://example.com/ab", 1)
+    assert render.clean_url("https://example.com/%41%zz") == ("https://example.com/%41%25zz", 0)
+    assert render.clean_url("https://example.com/a\x01b") == ("https://example.com/ab", 1)
     for bad in ("example.com/x", "ftp://example.com/", "https:///x", "javascript:alert(1)"):
         with pytest.raises(InputError) as info:
-            xml.clean_url(bad)
+            render.clean_url(bad)
         assert info.value.rule == "loc-not-absolute"
 
 
 def test_priority_and_changefreq() -> None:
-    assert xml.priority_text(0.5) == "0.5"
-    assert xml.priority_text("1") == "1.0"
-    assert xml.priority_text(0) == "0.0"
-    assert xml.priority_text(0.85) == "0.85"
+    assert render.priority_text(0.5) == "0.5"
+    assert render.priority_text("1") == "1.0"
+    assert render.priority_text(0) == "0.0"
+    assert render.priority_text(0.85) == "0.85"
     for bad in (1.1, -0.1, "high", float("nan"), True):
         with pytest.raises(InputError) as info:
-            xml.priority_text(bad)
+            render.priority_text(bad)
         assert info.value.rule == "priority-invalid"
-    assert xml.changefreq_text("never") == "never"
+    assert render.changefreq_text("never") == "never"
     with pytest.raises(InputError):
-        xml.changefreq_text("Daily")
+        render.changefreq_text("Daily")
 
 
 def test_head_declares_only_used_namespaces() -> None:
-    assert "xmlns:" not in xml.urlset_head(0)
-    head = xml.urlset_head(xml.NS_VIDEO | xml.NS_XHTML)
+    assert "xmlns:" not in render.urlset_head(0)
+    head = render.urlset_head(render.NS_VIDEO | render.NS_XHTML)
     assert 'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"' in head
     assert 'xmlns:xhtml="http://www.w3.org/1999/xhtml"' in head
     assert "xmlns:image" not in head
@@ -82,7 +81,7 @@ def test_head_declares_only_used_namespaces() -> None:
 
 def test_digits_of_other_scripts_are_not_a_date() -> None:
     with pytest.raises(InputError):
-        xml.lastmod_text("２０２４-01-01")
+        render.lastmod_text("２０２４-01-01")
 
 
 # --- Hypothesis round-trip ------------------------------------------------------------
@@ -110,8 +109,10 @@ def entries(draw: st.DrawFn) -> UrlEntry:
     )
     videos: tuple[Video, ...] = ()
     if draw(st.booleans()):
-        title = draw(nasty.filter(lambda t: 0 < len(t) <= 100 and xml.drop_forbidden(t)[0].strip()))
-        description = draw(nasty.filter(lambda t: xml.drop_forbidden(t)[0].strip() != ""))
+        title = draw(
+            nasty.filter(lambda t: 0 < len(t) <= 100 and render.drop_forbidden(t)[0].strip())
+        )
+        description = draw(nasty.filter(lambda t: render.drop_forbidden(t)[0].strip() != ""))
         tags = tuple(draw(st.lists(nasty, max_size=3)))
         videos = (
             Video(
@@ -127,12 +128,12 @@ def entries(draw: st.DrawFn) -> UrlEntry:
 
 
 def _expected_url(url: str) -> str:
-    return iri_to_uri(xml.drop_forbidden(url)[0])
+    return iri_to_uri(render.drop_forbidden(url)[0])
 
 
 def _usable(entry: UrlEntry) -> bool:
     try:
-        xml.render_url(entry, xml.clean_url(entry.loc)[0])
+        render.render_url(entry, render.clean_url(entry.loc)[0])
     except InputError:
         return False
     return True
@@ -163,7 +164,7 @@ def test_round_trip(tmp_path_factory: pytest.TempPathFactory, items: list[UrlEnt
         assert loc.isascii()
         assert is_escaped_uri(loc)
         assert len(loc) < 2048
-        raw_path = xml.drop_forbidden(entry.loc)[0].strip()
+        raw_path = render.drop_forbidden(entry.loc)[0].strip()
         if not any(c in raw_path[8:] for c in "%#?\t\r\n\\"):
             assert unquote(urlsplit(loc).path) == urlsplit(raw_path).path
         lastmod = el.findtext(f"{SM}lastmod")
@@ -179,18 +180,21 @@ def test_round_trip(tmp_path_factory: pytest.TempPathFactory, items: list[UrlEnt
             _expected_url(i.loc) for i in entry.images
         ]
         assert [i.findtext(f"{IMG}caption") or "" for i in images] == [
-            xml.drop_forbidden(i.caption or "")[0] for i in entry.images
+            render.drop_forbidden(i.caption or "")[0] for i in entry.images
         ]
         for video_el, video in zip(el.findall(f"{VID}video"), entry.videos, strict=True):
-            assert video_el.findtext(f"{VID}title") == xml.drop_forbidden(video.title)[0]
+            assert video_el.findtext(f"{VID}title") == render.drop_forbidden(video.title)[0]
             assert (
-                video_el.findtext(f"{VID}description") == xml.drop_forbidden(video.description)[0]
+                video_el.findtext(f"{VID}description")
+                == render.drop_forbidden(video.description)[0]
             )
             assert [t.text or "" for t in video_el.findall(f"{VID}tag")] == [
-                xml.drop_forbidden(t)[0] for t in video.tags
+                render.drop_forbidden(t)[0] for t in video.tags
             ]
             if video.uploader is not None:
-                assert video_el.findtext(f"{VID}uploader") == xml.drop_forbidden(video.uploader)[0]
+                assert (
+                    video_el.findtext(f"{VID}uploader") == render.drop_forbidden(video.uploader)[0]
+                )
 
 
 def test_nasty_values_pass_the_schema(tmp_path: Path, xmllint_urlset: object) -> None:

@@ -22,22 +22,22 @@ from urllib.parse import unquote, urlsplit
 
 from sitemapkit.limits import SITEMAP_NS
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.discover import discover, parse_robots_sitemaps
-from sitemapkit.sitemap.parse import (
-    Item,
-    LaneFactory,
-    Node,
-    ParseProblem,
-    XmlFacts,
-    XmlStreamParser,
-)
-from sitemapkit.sitemap.source import (
+from sitemapkit.read.discover import discover, parse_robots_sitemaps
+from sitemapkit.read.source import (
     Decoder,
     FetchInfo,
     ReadLimits,
     SourceProblem,
     fetch_chunks,
     iter_file_chunks,
+)
+from sitemapkit.read.xmlstream import (
+    Item,
+    LaneFactory,
+    Node,
+    ParseProblem,
+    XmlFacts,
+    XmlStreamParser,
 )
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class Event:
     kind: str
     doc: Doc
     #: Nodes; plain entries as :data:`Plain` tuples when the walker is lean, strict-lane
-    #: :class:`~sitemapkit.sitemap.lane.Block` values when it has a lane factory
+    #: :class:`~sitemapkit.read.lanes.Block` values when it has a lane factory
     nodes: list[Item] = field(default_factory=list)
     finding: Finding | None = None
 
@@ -166,7 +166,7 @@ class Walker:
         strict: Callable[[Doc], LaneFactory | None] | None = None,
     ) -> None:
         self.lean = lean or locs_only
-        #: the validator's strict lane, per document (see :mod:`sitemapkit.sitemap.lane`)
+        #: the validator's strict lane, per document (see :mod:`sitemapkit.read.lanes`)
         self.strict = strict
         self.locs_only = locs_only
         self.limits = limits or ReadLimits()

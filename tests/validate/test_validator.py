@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.model import Severity
-from sitemapkit.sitemap.codes import EXTRA_RULE_CODES, RULE_CODES
-from sitemapkit.sitemap.rules import HashSet64, validate
+from sitemapkit.rulebook.codes import EXTRA_RULE_CODES, RULE_CODES
+from sitemapkit.validate.validator import HashSet64, validate
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 BASE = "https://example.com/"
 

@@ -18,7 +18,7 @@ from sitemapkit.model import (
     VideoPlatform,
     VideoRestriction,
 )
-from sitemapkit.sitemap.inputs import (
+from sitemapkit.write.inputs import (
     detect_format,
     entry_from_json,
     entry_to_json,

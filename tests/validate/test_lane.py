@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from sitemapkit import dates
 from sitemapkit.model import Finding
-from sitemapkit.sitemap import source
-from sitemapkit.sitemap.lane import DATE, Block, build_lane
-from sitemapkit.sitemap.parse import Node, XmlStreamParser, block_nodes
-from sitemapkit.sitemap.rules import MAX_LANE_KINDS, HashSet64, validate
+from sitemapkit.read import source
+from sitemapkit.read.lanes import DATE, Block, build_lane
+from sitemapkit.read.xmlstream import Node, XmlStreamParser, block_nodes
+from sitemapkit.validate.validator import MAX_LANE_KINDS, HashSet64, validate
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 BASE = "https://example.com/shop/"

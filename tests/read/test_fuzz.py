@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.reader import SourcedEntry, _abatches, iter_locs, iter_sourced
-from sitemapkit.sitemap.rules import validate
-from sitemapkit.sitemap.source import ReadLimits
+from sitemapkit.read.reader import SourcedEntry, _abatches, iter_locs, iter_sourced
+from sitemapkit.read.source import ReadLimits
+from sitemapkit.validate.validator import validate
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
 SEEDS = [
     (FIX / "good" / name).read_bytes()
     for name in ("urlset.xml", "hreflang.xml", "video.xml", "news.xml", "index.xml", "rss.xml")

@@ -12,7 +12,7 @@ forgotten.  Three lanes spare that work where it is not needed:
   well-formed by construction (plain, or with the usual image and hreflang
   children) come out as one :class:`LocRun` from one regex and one findall
   (``_locs_feed``);
-* the validator's *strict* lane hands out :class:`~sitemapkit.sitemap.lane.Block`
+* the validator's *strict* lane hands out :class:`~sitemapkit.read.lanes.Block`
   runs of entries that break no single-value rule (``_strict_feed``).
 
 Whatever a lane does not take is parsed into nodes as usual, and tests hold
@@ -22,7 +22,7 @@ Hostile input is expected: a DOCTYPE or entity declaration stops the parse
 (``xml-doctype``) before expat can expand or fetch anything; elements nested
 deeper than :data:`MAX_XML_DEPTH` and texts longer than :data:`MAX_TEXT_CHARS`
 are capped so one entry cannot eat the memory.  Bytes come already
-decompressed (see :mod:`sitemapkit.sitemap.source`).
+decompressed (see :mod:`sitemapkit.read.source`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import Final
 from xml.parsers import expat
 
-from sitemapkit.sitemap.lane import XML_CHARS, Block, StrictLane, extension_prefixes
+from sitemapkit.read.lanes import XML_CHARS, Block, StrictLane, extension_prefixes
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
 MAX_XML_DEPTH: Final = 64
@@ -609,7 +609,7 @@ class XmlStreamParser:
             parse(b"", True)
 
     # --- the strict lane (validator) --------------------------------------------------
-    # Why: see :mod:`sitemapkit.sitemap.lane`.  A run of strict entries is well-formed by
+    # Why: see :mod:`sitemapkit.read.lanes`.  A run of strict entries is well-formed by
     # construction (fixed tags, checked UTF-8, no markup and only predefined references
     # in the texts), so expat is given only its line ends, blank, to keep every later
     # position exact; anything else between runs (other entries, comments) goes to expat

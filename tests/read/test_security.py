@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from sitemapkit.sitemap.rules import validate
-from sitemapkit.sitemap.source import ReadLimits
-
-from .reader_http import SiteServer
+from sitemapdata.reader_http import SiteServer
+from sitemapkit.read.source import ReadLimits
+from sitemapkit.validate.validator import validate
 
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.model import Finding
-from sitemapkit.sitemap import source
-from sitemapkit.sitemap.parse import XmlStreamParser
-from sitemapkit.sitemap.reader import SourcedEntry, _abatches, iter_locs
-from sitemapkit.sitemap.source import ReadLimits
+from sitemapkit.read import source
+from sitemapkit.read.reader import SourcedEntry, _abatches, iter_locs
+from sitemapkit.read.source import ReadLimits
+from sitemapkit.read.xmlstream import XmlStreamParser
 
-FIX = Path(__file__).parent / "fixtures"
+FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
 HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 IMG = 'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'

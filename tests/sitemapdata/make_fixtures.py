@@ -1,5 +1,5 @@
 # ruff: noqa: E501, E731, UP031
-"""Writes the fixture corpus (run once: python tests/sitemap/make_fixtures.py)."""
+"""Writes the fixture corpus (run once: python tests/sitemapdata/make_fixtures.py)."""
 
 import gzip
 import io

@@ -40,10 +40,10 @@ from sitemapkit.model import (
     VideoPlatform,
     VideoRestriction,
 )
-from sitemapkit.sitemap.discover import discover_sitemaps
-from sitemapkit.sitemap.parse import Item, LocRun, Node
-from sitemapkit.sitemap.source import ReadLimits
-from sitemapkit.sitemap.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
+from sitemapkit.read.discover import discover_sitemaps
+from sitemapkit.read.source import ReadLimits
+from sitemapkit.read.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
+from sitemapkit.read.xmlstream import Item, LocRun, Node
 
 if TYPE_CHECKING:
     import aiohttp

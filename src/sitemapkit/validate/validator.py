@@ -9,7 +9,7 @@ hreflang reciprocity.  Cross-file duplicates use a table of 64-bit hashes, not
 the URLs themselves, so a million URLs cost ~16 MB, not ~150 MB.
 
 Why two paths: most entries of a large urlset come to the validator as
-strict-lane blocks (:mod:`sitemapkit.sitemap.lane`) whose single-value rules a
+strict-lane blocks (:mod:`sitemapkit.read.lanes`) whose single-value rules a
 regex has already decided, and are checked in bulk with set operations; any
 entry that would draw a finding is checked as nodes, by the same per-entry
 code as every other entry.  A test holds both paths to the same findings.
@@ -36,8 +36,7 @@ from sitemapkit import dates, limits
 from sitemapkit.errors import InputError
 from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
 from sitemapkit.model import Finding, Severity
-from sitemapkit.sitemap.codes import severity
-from sitemapkit.sitemap.lane import (
+from sitemapkit.read.lanes import (
     IMAGE_DEPRECATED_KEPT,
     LASTMODS,
     LOC_LASTMOD,
@@ -48,19 +47,20 @@ from sitemapkit.sitemap.lane import (
     build_lane,
     lane_key,
 )
-from sitemapkit.sitemap.langcodes import hreflang_problem
-from sitemapkit.sitemap.parse import LaneFactory, Node, XmlFacts, block_nodes
-from sitemapkit.sitemap.reader import feed_link
-from sitemapkit.sitemap.rules_ext import (
+from sitemapkit.read.reader import feed_link
+from sitemapkit.read.source import ReadLimits
+from sitemapkit.read.walk import Doc, Event, Walker, is_unreadable
+from sitemapkit.read.xmlstream import LaneFactory, Node, XmlFacts, block_nodes
+from sitemapkit.rulebook.codes import severity
+from sitemapkit.rulebook.langcodes import hreflang_problem
+from sitemapkit.urls import Scope
+from sitemapkit.validate.extensions import (
     ABSOLUTE,
     check_hreflang,
     check_images,
     check_news,
     check_video,
 )
-from sitemapkit.sitemap.source import ReadLimits
-from sitemapkit.sitemap.walk import Doc, Event, Walker, is_unreadable
-from sitemapkit.urls import Scope
 
 if TYPE_CHECKING:
     import aiohttp

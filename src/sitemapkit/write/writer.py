@@ -2,7 +2,7 @@
 
 Entries arrive one at a time from any (async) iterable; memory stays bounded
 by one part's body (spilled to a temporary file past a few MB) plus the
-duplicate fingerprints (:mod:`sitemapkit.sitemap.dedup`, ~5.7 bytes per URL).
+duplicate fingerprints (:mod:`sitemapkit.fingerprints`, ~5.7 bytes per URL).
 
 A part's namespace declarations must precede its body, yet which extensions a
 part uses is only known once it is complete.  So each part's body is
@@ -43,10 +43,10 @@ from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
+from sitemapkit.fingerprints import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
-from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.dedup import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, SeenUrls
 from sitemapkit.urls import Scope
+from sitemapkit.write import render
 
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
@@ -99,7 +99,7 @@ class WriterOptions:
                 f"max_news {self.max_news} must be 1 to {limits.MAX_NEWS_PER_FILE}",
                 rule="news-too-many",
             )
-        smallest = len(xml.urlset_head(15)) + len(xml.URLSET_TAIL) + 64
+        smallest = len(render.urlset_head(15)) + len(render.URLSET_TAIL) + 64
         if not smallest <= self.max_bytes <= limits.MAX_BYTES_PER_FILE:
             raise InputError(
                 f"max_bytes {self.max_bytes} must be {smallest} to {limits.MAX_BYTES_PER_FILE}",
@@ -182,7 +182,7 @@ class _Closed:
 
 
 def _directory_url(base_url: str) -> str:
-    uri, _ = xml.clean_url(base_url, "base_url")
+    uri, _ = render.clean_url(base_url, "base_url")
     if not uri.endswith("/"):
         last = uri.rsplit("/", 1)[1]
         uri = uri[: uri.rindex("/") + 1] if "." in last else uri + "/"
@@ -225,8 +225,8 @@ class SitemapSetWriter:
         # the open part
         self._text = opts.text
         self._ext = (".txt" if opts.text else ".xml") + (".gz" if opts.gzip else "")
-        self._tail_len = 0 if opts.text else len(xml.URLSET_TAIL)
-        self._head_lens = [0 if opts.text else len(xml.urlset_head(ns)) for ns in range(16)]
+        self._tail_len = 0 if opts.text else len(render.URLSET_TAIL)
+        self._head_lens = [0 if opts.text else len(render.urlset_head(ns)) for ns in range(16)]
         self._new_part()
 
     # -- context manager -------------------------------------------------------------
@@ -279,8 +279,8 @@ class SitemapSetWriter:
         self._flush_lines()
         temp = self.out_dir / f".{self.options.basename}.{self._token}.{len(self._closed)}.tmp"
         self._temps.append(temp)
-        head = b"" if self._text else xml.urlset_head(self._ns).encode()
-        tail = b"" if self._text else xml.URLSET_TAIL.encode()
+        head = b"" if self._text else render.urlset_head(self._ns).encode()
+        tail = b"" if self._text else render.URLSET_TAIL.encode()
         size = len(head) + self._body + len(tail)
         chunks, spill = self._chunks, self._spill
         closed = _Closed(temp, self._count, size, self._max_lastmod)
@@ -333,8 +333,8 @@ class SitemapSetWriter:
         key: object = (value, value.utcoffset()) if isinstance(value, datetime) else value
         cached = self._lm_cache.get(key)
         if cached is None:
-            text = xml.lastmod_text(value)
-            cached = (text, xml.lastmod_key(text))
+            text = render.lastmod_text(value)
+            cached = (text, render.lastmod_key(text))
             if len(self._lm_cache) > 4096:
                 self._lm_cache.clear()
             self._lm_cache[key] = cached
@@ -370,10 +370,10 @@ class SitemapSetWriter:
         if not isinstance(entry, UrlEntry):
             entry = _as_entry(entry)
         loc = entry.loc
-        if xml.PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
+        if render.PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
             uri, dropped = loc, 0
         else:
-            uri, dropped = xml.clean_url(loc)
+            uri, dropped = render.clean_url(loc)
         prefix = self._prefix
         if prefix is not None and not uri.startswith(prefix):
             assert self._scope is not None
@@ -400,15 +400,15 @@ class SitemapSetWriter:
             and entry.priority is None
         )
         if self._text:
-            line = xml.text_line(uri)
+            line = render.text_line(uri)
             size = len(line)
             ns = news = 0
         elif plain:
-            line = xml.url_line(uri, lastmod)
+            line = render.url_line(uri, lastmod)
             size = len(line)  # clean URIs and written dates are ASCII
             ns = news = 0
         else:
-            rendered = xml.render_url(entry, uri, lastmod)
+            rendered = render.render_url(entry, uri, lastmod)
             line = rendered.text
             size = len(line) if line.isascii() else len(line.encode("utf-8"))
             ns, news = rendered.namespaces, rendered.news
@@ -478,9 +478,9 @@ class SitemapSetWriter:
         bad_char: Callable[[str, int], object]
         if prefix is None:
             prefix = ""
-            bad_char = xml.NOT_PLAIN_URI
+            bad_char = render.NOT_PLAIN_URI
         else:
-            bad_char = cast("Callable[[str, int], object]", xml.NOT_PLAIN_PATH)
+            bad_char = cast("Callable[[str, int], object]", render.NOT_PLAIN_PATH)
         plen = len(prefix)
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
@@ -488,7 +488,7 @@ class SitemapSetWriter:
         if seen is not None:
             arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
         added = 0
-        url_line = xml.url_line
+        url_line = render.url_line
         max_urls = self.options.max_urls
         max_body = self.options.max_bytes - self._tail_len
         head_lens = self._head_lens
@@ -634,11 +634,11 @@ class SitemapSetWriter:
         assert self._dir_url is not None
         gz = self.options.gzip
         root_name = f"{self.options.basename}.xml" + (".gz" if gz else "")
-        lines = [xml.INDEX_HEAD]
+        lines = [render.INDEX_HEAD]
         for closed, name in zip(self._closed, names, strict=True):
             lastmod = closed.lastmod if self.options.index_lastmod else None
-            lines.append(xml.sitemap_entry(self._dir_url + name, lastmod))
-        lines.append(xml.INDEX_TAIL)
+            lines.append(render.sitemap_entry(self._dir_url + name, lastmod))
+        lines.append(render.INDEX_TAIL)
         data = "".join(lines).encode("utf-8")
         if len(data) > self.options.max_bytes:
             raise LimitError(

@@ -1,6 +1,6 @@
 """The validator's strict lane: runs of ``<url>`` entries that provably break no entry rule.
 
-Why: building a :class:`~sitemapkit.sitemap.parse.Node` per element and
+Why: building a :class:`~sitemapkit.read.xmlstream.Node` per element and
 running every rule per entry in Python costs ~10 µs a URL; xmllint checks a
 million in under two seconds.  Most real entries have one of a few simple
 shapes (``loc`` [``lastmod``] [``changefreq``] [``priority``], then
@@ -12,7 +12,7 @@ absolute, escaped, in-scope locs and valid, precise, zoned dates.  What the
 pattern cannot decide (duplicates, dates in the future, counts, hreflang
 codes and reciprocity) the validator checks per :class:`Block` in bulk, and
 any block that would draw a finding is parsed again into nodes
-(:func:`sitemapkit.sitemap.parse.block_nodes`) and checked the slow, exact
+(:func:`sitemapkit.read.xmlstream.block_nodes`) and checked the slow, exact
 way: the lane changes the speed, never the findings.
 """
 
@@ -29,7 +29,7 @@ from sitemapkit.limits import IMAGE_NS, MAX_IMAGES_PER_URL, SITEMAP_NS, XHTML_NS
 
 _W: Final = rb"[ \t\r\n]*+"
 _S: Final = rb"[ \t\r\n]++"
-#: what :func:`sitemapkit.sitemap.rules._is_escaped` accepts, as raw XML text (``&`` as
+#: what :func:`sitemapkit.validate.validator._is_escaped` accepts, as raw XML text (``&`` as
 #: ``&amp;``; ``<``, ``>``, ``"`` and whitespace never)
 _URL_CHARS: Final = rb"(?:[A-Za-z0-9\-._~!$'()*+,;=:@/?#\[\]]++|%[0-9A-Fa-f]{2}|&amp;)*+"
 #: a subset of ``rules_ext.ABSOLUTE``: lowercase scheme, no userinfo, no ``%`` in the host

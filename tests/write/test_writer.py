@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from sitemapdata.xmlread import SM, locs, no_temporaries, read_xml
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError
 from sitemapkit.model import Alternate, Image, News, UrlEntry, Video
-from sitemapkit.sitemap import xml
-from sitemapkit.sitemap.writer import (
+from sitemapkit.write import render
+from sitemapkit.write.writer import (
     EntryLike,
     SitemapSetWriter,
     WriterOptions,
@@ -24,13 +25,11 @@ from sitemapkit.sitemap.writer import (
     write_sitemaps_async,
 )
 
-from .conftest import SM, locs, no_temporaries, read_xml
-
 BASE = "https://example.com/"
 CheckSet = Callable[[list[Path]], None]
 
-HEAD = len(xml.urlset_head(0).encode())
-TAIL = len(xml.URLSET_TAIL.encode())
+HEAD = len(render.urlset_head(0).encode())
+TAIL = len(render.URLSET_TAIL.encode())
 PLAIN_LINE = len("<url><loc></loc></url>\n")
 
 
@@ -219,20 +218,20 @@ def test_lower_byte_limit_is_exact_including_namespace_growth(tmp_path: Path) ->
         assert len(data) <= max_bytes
         first_line = nxt.read_bytes().split(b"\n")[2] + b"\n"
         ns = 0
-        for flag, prefix in ((xml.NS_IMAGE, b"<image:"), (xml.NS_XHTML, b"<xhtml:")):
+        for flag, prefix in ((render.NS_IMAGE, b"<image:"), (render.NS_XHTML, b"<xhtml:")):
             if prefix in data or prefix in first_line:
                 ns |= flag
-        body = len(data) - len(xml.urlset_head(_ns_of(data)).encode()) - TAIL
-        assert len(xml.urlset_head(ns).encode()) + body + len(first_line) + TAIL > max_bytes
+        body = len(data) - len(render.urlset_head(_ns_of(data)).encode()) - TAIL
+        assert len(render.urlset_head(ns).encode()) + body + len(first_line) + TAIL > max_bytes
     assert sum(len(locs(p)) for p in parts) == 400
 
 
 def _ns_of(data: bytes) -> int:
     ns = 0
     if b"xmlns:image" in data:
-        ns |= xml.NS_IMAGE
+        ns |= render.NS_IMAGE
     if b"xmlns:xhtml" in data:
-        ns |= xml.NS_XHTML
+        ns |= render.NS_XHTML
     return ns
 
 

@@ -1,0 +1,3 @@
+"""Reading sitemaps: bytes and gzip, discovery, the hardened XML stream, lanes, walking indexes,
+entries.
+"""

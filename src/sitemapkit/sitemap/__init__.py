@@ -1,1 +1,0 @@
-"""Writing, reading and validating sitemap files."""

@@ -1,0 +1,3 @@
+"""Writing sitemaps: inputs, rendering (the only code that makes XML text), the set writer and
+publishing.
+"""

@@ -1,0 +1,3 @@
+from sitemapdata.xmlread import check_set
+
+__all__ = ["check_set"]
