@@ -55,7 +55,7 @@ _dates = st.one_of(
             "２０２４-01-01",
             "2030-01-01",
         ]
-    ),  # fmt: skip
+    ),
     st.datetimes(timezones=st.just(UTC)),
     st.dates(),
 )
@@ -95,13 +95,13 @@ _video = st.builds(
         VideoRestriction,
         st.sampled_from(["allow", "deny", "maybe"]),
         st.lists(st.sampled_from(["US", "GB", "UK", "xx"]), max_size=2).map(tuple),
-    ),  # fmt: skip
+    ),
     platform=st.none()
     | st.builds(
         VideoPlatform,
         st.sampled_from(["allow", "nope"]),
         st.lists(st.sampled_from(["web", "tv", "car"]), max_size=2).map(tuple),
-    ),  # fmt: skip
+    ),
     uploader=st.none() | _text,
 )
 _news = st.builds(News, _text, st.sampled_from(["en", "zh-cn", "English", "EN", ""]), _dates, _text)
