@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.store.sqlite import SqliteStore, iter_page_records
+from sitemapkit.store import iter_page_records
 
 if TYPE_CHECKING:
+    from sitemapkit.store.base import CrawlStore
     from sitemapkit.write.writer import WriteResult
 
 INVENTORY_NAME = "inventory.csv"
@@ -80,20 +81,22 @@ def check_shrink(out_dir: Path, new_urls: int) -> None:
 
 
 def write_sitemap_set(
-    db: Path, out_dir: Path, *, base_url: str | None, gzip: bool, images: bool, other_hosts: bool
+    store: CrawlStore,
+    out_dir: Path,
+    *,
+    base_url: str | None,
+    gzip: bool,
+    images: bool,
+    other_hosts: bool,
 ) -> WriteResult:
     """Write the crawl's sitemap set into ``out_dir`` (published atomically by the writer)."""
     from sitemapkit.crawl.engine import sitemap_entries
     from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
-    store = SqliteStore(db)
-    try:
-        options = WriterOptions(
-            base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
-        )
-        return write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
-    finally:
-        store.close()
+    options = WriterOptions(
+        base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
+    )
+    return write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
 
 
 def draw_visual_map(db: Path, out_dir: Path, *, title: str | None = None) -> Path:
@@ -110,6 +113,7 @@ def draw_visual_map(db: Path, out_dir: Path, *, title: str | None = None) -> Pat
 
 
 def publish_crawl(
+    store: CrawlStore,
     db: Path,
     out_dir: Path,
     *,
@@ -121,11 +125,15 @@ def publish_crawl(
     visual_map: bool = True,
     title: str | None = None,
 ) -> Published:
-    """Write the sitemap set, then the inventory and the visual map, from the crawl in ``db``."""
+    """Write the sitemap set from ``store``, then the inventory and the visual map.
+
+    The inventory and the map are read from ``db`` (the same crawl, committed),
+    exactly as ``sitemapkit inventory`` and ``sitemapkit visualize`` read it.
+    """
     from sitemapkit.cli.inventory import export_inventory
 
     written = write_sitemap_set(
-        db, out_dir, base_url=base_url, gzip=gzip, images=images, other_hosts=other_hosts
+        store, out_dir, base_url=base_url, gzip=gzip, images=images, other_hosts=other_hosts
     )
     done = Published(written, notes=list(written.warnings))
     if inventory:

@@ -11,7 +11,6 @@ summary says plainly whether the crawl got every page right.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from sitemapkit.cli.crawl_output import publish_crawl, published_lines
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import CrawlResult
-from sitemapkit.store.sqlite import iter_page_records
+from sitemapkit.store import iter_page_records, open_store
 
 
 def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
@@ -63,21 +62,21 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     db = out_dir / DB_NAME
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(str(db) + suffix).unlink()
     with serve_demo("127.0.0.1", port) as base:
         click.echo(f"demo site served at {base}")
         config = CrawlConfig(base, images=True)
+        store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
-            result: CrawlResult = run_crawl(config, db, progress=Progress(sys.stderr))
+            result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))
+            done = publish_crawl(
+                store, db, out_dir, base_url=base, images=True, title="Northwind Lamps (demo)"
+            )
         except (KeyboardInterrupt, Terminated) as stop:
             click.echo("sitemapkit: interrupted", err=True)
             terminated = isinstance(stop, Terminated)
             ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
-        done = publish_crawl(
-            db, out_dir, base_url=base, images=True, title="Northwind Lamps (demo)"
-        )
+        finally:
+            store.close()
         problems = check_expected(base, db, _sitemap_locs(out_dir))
     for line in summary_lines(result, done.sitemap):
         click.echo(line)
