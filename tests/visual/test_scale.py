@@ -190,3 +190,24 @@ def test_a_big_tree_costs_no_object_per_node() -> None:
         tracemalloc.stop()
     assert tree.page_total == 200_000
     assert peak < 80 * 1024 * 1024, peak
+
+
+def test_dated_locs_are_the_entries_the_reader_gives() -> None:
+    """The map reads sitemaps as (loc, lastmod) rows: the same URLs, dates and findings."""
+    from pathlib import Path
+
+    from sitemapkit.read.reader import iter_dated_locs, iter_entries
+
+    fixtures = Path(__file__).resolve().parents[1] / "sitemapdata" / "fixtures"
+    names = ["good/urlset.xml", "good/urlset.xml.gz", "good/image.xml", "good/rss.xml",
+             "good/atom.xml", "good/text.txt", "good/hreflang.xml", "bad/loc-not-absolute.xml",
+             "bad/lastmod-invalid.xml", "bad/loc-whitespace.xml"]  # fmt: skip
+    for name in names:
+        source = str(fixtures / name)
+        want_log: list[object] = []
+        got_log: list[object] = []
+        want = [(e.loc, str(e.lastmod or "")) for e in iter_entries(source, log=want_log)]
+        got = [row for batch in iter_dated_locs(source, log=got_log) for row in batch]  # type: ignore[arg-type]
+        assert got == want, name
+        assert got_log == want_log, name
+        assert want, name
