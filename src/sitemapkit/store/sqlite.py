@@ -33,6 +33,7 @@ from sitemapkit.store.base import (
     SitemapRow,
     UrlState,
 )
+from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
@@ -86,6 +87,8 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX images_page ON images(page_id);
     CREATE TABLE migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL);
     """,
+    # 2: the audit's listed URLs and findings (sitemapkit audit).
+    AUDIT_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -130,7 +133,7 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             raise
 
 
-class SqliteStore:
+class SqliteStore(AuditTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``."""
 
     def __init__(self, path: Path | str) -> None:
