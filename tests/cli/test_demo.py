@@ -17,6 +17,7 @@ def test_demo_writes_sitemap_db_and_inventory(
     out = tmp_path / "out"
     assert main(["demo", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
+        ".sitemapkit-manifest.json",
         "crawl.sqlite",
         "inventory.csv",
         "site-map.html",

@@ -26,7 +26,12 @@ def locs(path: Path) -> list[str]:
 
 
 def no_temporaries(folder: Path) -> bool:
-    return not [p for p in folder.iterdir() if p.name.startswith(".")]
+    """No hidden file but the set's manifest (temporaries are hidden files)."""
+    return not [
+        p
+        for p in folder.iterdir()
+        if p.name.startswith(".") and not p.name.startswith(".sitemapkit-manifest")
+    ]
 
 
 @pytest.fixture

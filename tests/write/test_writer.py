@@ -434,7 +434,10 @@ def test_text_output(tmp_path: Path) -> None:
     assert not (tmp_path / "sitemap.txt").exists()
     assert locs(tmp_path / "sitemap.xml") == [f"{BASE}sitemap-1.txt", f"{BASE}sitemap-2.txt"]
     result = write_sitemaps(urls(2), tmp_path, WriterOptions(base_url=BASE, text=True, gzip=True))
-    assert [p.name for p in tmp_path.iterdir()] == ["sitemap.txt.gz"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".sitemapkit-manifest.json",
+        "sitemap.txt.gz",
+    ]
     assert gzip.decompress(result.root.read_bytes()) == f"{BASE}p/0\n{BASE}p/1\n".encode()
 
 
@@ -480,6 +483,7 @@ def test_smaller_run_removes_stale_parts(tmp_path: Path, check_set: CheckSet) ->
     assert len(list(tmp_path.glob("sitemap-*.xml"))) == 4
     result = write_sitemaps(urls(3), tmp_path, WriterOptions(base_url=BASE, max_urls=2))
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".sitemapkit-manifest.json",
         "keep-me.xml",
         "sitemap-1.xml",
         "sitemap-2.xml",
@@ -487,7 +491,11 @@ def test_smaller_run_removes_stale_parts(tmp_path: Path, check_set: CheckSet) ->
     ]
     check_set(result.files)
     result = write_sitemaps(urls(1), tmp_path, WriterOptions(base_url=BASE))
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep-me.xml", "sitemap.xml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".sitemapkit-manifest.json",
+        "keep-me.xml",
+        "sitemap.xml",
+    ]
     assert read_xml(result.root).tag == f"{SM}urlset"
 
 

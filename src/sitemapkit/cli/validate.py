@@ -17,7 +17,8 @@ import click
 
 from sitemapkit.cli.readcaps import read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.errors import InputError
+from sitemapkit.errors import InputError, PublishError
+from sitemapkit.fileio import atomic_open
 from sitemapkit.model import Finding, Severity
 from sitemapkit.read.walk import is_url
 from sitemapkit.rulebook.codes import ALL_CODES
@@ -269,9 +270,12 @@ def validate(
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        tmp = Path(output + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
+        try:
+            with atomic_open(Path(output), what="the report") as fh:
+                fh.write(text)
+        except PublishError as exc:
+            click.echo(f"sitemapkit validate: {exc}", err=True)
+            return ctx.exit(ExitStatus.ERROR)
     if rep.unreadable:
         return ctx.exit(ExitStatus.USAGE)
     failed = rep.errors > 0 or (strict and rep.warnings > 0)

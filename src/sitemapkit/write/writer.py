@@ -12,12 +12,12 @@ uses.  Byte limits are exact: the size of the head for the namespaces used so
 far plus the body plus the tail is tracked per entry, so a part may land on
 ``max_bytes`` exactly but never one byte over.
 
-Publishing is atomic per file and ordered for the set: every file is written
-under a temporary name in the output folder; only when the whole set is
-complete are the parts renamed into place, then the root (``sitemap.xml``),
-then stale parts of an earlier, larger run are removed.  An exception or
-Ctrl-C before :meth:`SitemapSetWriter.commit` finishes leaves the previous
-set untouched and no temporary file behind.
+Every file is written under a temporary name in the output folder; only when
+the whole set is complete is it published (:mod:`sitemapkit.write.publish`:
+parts, then the root, with signals deferred; then the files of an earlier
+run that its manifest lists and the new set lacks are removed).  An exception
+or Ctrl-C before :meth:`SitemapSetWriter.commit` publishes leaves the
+previous set untouched and no temporary file behind.
 
 Naming: one part → ``sitemap.xml`` is the urlset.  Several → ``sitemap.xml``
 is an index of ``sitemap-1.xml`` ... (absolute URLs under ``base_url``).
@@ -47,6 +47,7 @@ from sitemapkit.fingerprints import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK,
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.urls import Scope
 from sitemapkit.write import render
+from sitemapkit.write.publish import publish_set
 
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
@@ -204,7 +205,9 @@ class SitemapSetWriter:
         try:
             self.out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise PublishError(f"cannot create output folder {self.out_dir}: {exc}") from exc
+            raise PublishError(
+                f"cannot create output folder {self.out_dir}: {exc.strerror or exc}"
+            ) from exc
         self._token = os.urandom(4).hex()  # not `secrets`: it pulls in OpenSSL (~5 MB RSS)
         self._temps: list[Path] = []
         self._closed: list[_Closed] = []
@@ -268,11 +271,15 @@ class SitemapSetWriter:
         if self._buffered > _SPILL_BYTES:
             name = f".{self.options.basename}.{self._token}.{len(self._closed)}.body.tmp"
             self._temps.append(self.out_dir / name)
-            spill = (self.out_dir / name).open("w+b")  # closed by _write_file
-            for chunk in self._chunks:
-                spill.write(chunk)
+            try:
+                # closed by _write_file, or by abort() if this fails
+                self._spill = spill = (self.out_dir / name).open("w+b")
+                for chunk in self._chunks:
+                    spill.write(chunk)
+            except OSError as exc:
+                reason = exc.strerror or exc
+                raise PublishError(f"cannot write in {self.out_dir}: {reason}") from exc
             self._chunks = []
-            self._spill = spill
 
     def _close_part(self) -> None:
         """Turn the open part into a complete temporary file (compressed in a thread)."""
@@ -320,7 +327,7 @@ class SitemapSetWriter:
                 if self.options.fsync:
                     os.fsync(raw.fileno())
         except OSError as exc:
-            raise PublishError(f"cannot write {temp}: {exc}") from exc
+            raise PublishError(f"cannot write in {temp.parent}: {exc.strerror or exc}") from exc
         finally:
             if spill is not None:
                 spill.close()
@@ -604,7 +611,7 @@ class SitemapSetWriter:
             root_name, size, temp = self._write_index(names)
             total += size
             moves.append((temp, self.out_dir / root_name))
-        self._publish(moves)
+        warnings.extend(self._publish(moves))
         self._done = True
         root = self.out_dir / root_name
         robots_line = robots_hint = None
@@ -648,39 +655,21 @@ class SitemapSetWriter:
             )
         temp = self.out_dir / f".{self.options.basename}.{self._token}.index.tmp"
         self._temps.append(temp)
-        opts = self.options
-        with temp.open("wb") as raw:
-            if gz:
-                with gzip.GzipFile(
-                    filename="", mode="wb", fileobj=raw, compresslevel=opts.gzip_level, mtime=0
-                ) as out:
-                    out.write(data)
-            else:
-                raw.write(data)
-            raw.flush()
-            if opts.fsync:
-                os.fsync(raw.fileno())
+        self._write_file(temp, b"", [data], None, b"")
         return root_name, len(data), temp
 
-    def _publish(self, moves: list[tuple[Path, Path]]) -> None:
-        """Rename parts, then the root (last), then remove what the new set no longer has."""
-        try:
-            if self.options.fsync:
-                _fsync_dir(self.out_dir)
-            for src, dst in moves:
-                src.replace(dst)
-            if self.options.fsync:
-                _fsync_dir(self.out_dir)
-        except OSError as exc:
-            raise PublishError(f"cannot publish the set in {self.out_dir}: {exc}") from exc
-        keep = {dst.name for _, dst in moves}
+    def _publish(self, moves: list[tuple[Path, Path]]) -> list[str]:
+        """Switch the folder to the new set (see :mod:`sitemapkit.write.publish`)."""
         base = re.escape(self.options.basename)
-        stale = re.compile(rf"{base}(?:-\d+)?\.(?:xml|txt)(?:\.gz)?")
-        for path in self.out_dir.iterdir():
-            if path.name not in keep and stale.fullmatch(path.name) and path.is_file():
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
+        warnings = publish_set(
+            self.out_dir,
+            moves,
+            basename=self.options.basename,
+            stale_pattern=re.compile(rf"{base}(?:-\d+)?\.(?:xml|txt)(?:\.gz)?"),
+            fsync=self.options.fsync,
+        )
         self._temps.clear()
+        return warnings
 
     def abort(self) -> None:
         """Drop everything written so far; the previous set stays as it was."""
@@ -693,7 +682,9 @@ class SitemapSetWriter:
         if self._spill is not None:
             self._spill.close()
         for temp in self._temps:
-            with contextlib.suppress(FileNotFoundError):
+            # OSError, not only FileNotFoundError: on a read-only or vanished folder the
+            # cleanup fails too, and its error must not hide the one that stopped the run.
+            with contextlib.suppress(OSError):
                 temp.unlink()
         self._temps.clear()
 
@@ -706,14 +697,6 @@ def _as_entry(entry: object) -> UrlEntry:
     raise InputError(
         f"{entry!r} is not a UrlEntry, a URL or a (URL, lastmod) pair", rule="loc-missing"
     )
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_sitemaps(

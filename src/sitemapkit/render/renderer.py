@@ -1,0 +1,168 @@
+"""The crawl's one entry point to rendering: decide, render, read, learn.
+
+The crawl engine hands every HTML page it fetched to :meth:`Renderer.decide`
+and, when that names a reason, to :meth:`Renderer.render`; what comes back is
+the page's facts after rendering plus a record of what happened (rendered or
+cut or failed, and which links only rendering found).  The engine stays
+ignorant of browsers; the browser starts on the first page that needs it, so
+an ``auto`` crawl of a server-rendered site costs only the sample renders.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from sitemapkit.crawl.extract import PageFacts
+from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
+from sitemapkit.errors import InputError
+from sitemapkit.render.auto import SectionSampler, looks_like_app_shell
+from sitemapkit.render.blocking import RequestRules, same_origin
+from sitemapkit.render.browser import CHROMIUM, RESTART_EVERY, BrowserPool, check_available
+from sitemapkit.render.facts import merge_facts, rendered_facts, rendered_only
+from sitemapkit.render.page import render_page
+
+__all__ = ["DEFAULT_TIMEOUT", "RENDER_MODES", "RenderSettings", "Rendered", "Renderer"]
+
+#: ``--render`` values: never render, render what needs it, render every HTML page.
+RENDER_MODES: Final = ("never", "auto", "always")
+#: ``--render-timeout`` default, seconds per page.
+DEFAULT_TIMEOUT: Final = 15.0
+#: ``--render-concurrency`` default: pages rendered at once (peak RSS stays well under 1 GB).
+DEFAULT_CONCURRENCY: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RenderSettings:
+    """How a crawl renders; :meth:`validate` turns a bad value into one clear line."""
+
+    mode: str = "never"
+    timeout: float = DEFAULT_TIMEOUT
+    concurrency: int = DEFAULT_CONCURRENCY
+    restart_every: int = RESTART_EVERY
+    executable: str = CHROMIUM
+
+    def validate(self) -> RenderSettings:
+        if self.mode not in RENDER_MODES:
+            raise InputError(f'--render "{self.mode}" is not one of {", ".join(RENDER_MODES)}')
+        if not self.timeout > 0:
+            raise InputError(f"--render-timeout {self.timeout:g} must be more than 0 seconds")
+        if self.concurrency < 1:
+            raise InputError(f"--render-concurrency {self.concurrency} must be at least 1")
+        if self.restart_every < 1:
+            raise InputError(f"browser restart interval {self.restart_every} must be at least 1")
+        return self
+
+
+@dataclass(slots=True)
+class Rendered:
+    """One page after rendering.
+
+    ``status`` is ``rendered``, ``render-timeout`` or ``render-failed``; ``why``
+    is the reason it was rendered (``always``, ``app-shell``, ``section-sample``,
+    ``section-needs-js``).  ``facts`` are the merged facts (the raw ones when
+    nothing could be read); ``only_rendered`` the links that only rendering found.
+    """
+
+    facts: PageFacts
+    status: str
+    why: str
+    only_rendered: tuple[str, ...] = ()
+    detail: str | None = None
+    blocked: Counter[str] = field(default_factory=Counter)
+    thumbnail: bytes | None = None
+
+
+class Renderer:
+    """Renders the pages of one crawl (use as ``async with``; or call :meth:`close`)."""
+
+    def __init__(
+        self,
+        settings: RenderSettings,
+        *,
+        policy: QueryPolicy | None = None,
+        is_site: Callable[[str], bool] | None = None,
+        allowed: Callable[[str], Awaitable[bool]] | None = None,
+        pool: BrowserPool | None = None,
+    ) -> None:
+        self.settings = settings.validate()
+        if settings.mode != "never":
+            check_available(settings.executable)
+        self.policy = policy if policy is not None else QueryPolicy()
+        self._is_site = is_site
+        self._allowed = allowed
+        self.sampler = SectionSampler()
+        #: The browser; a caller may share one pool between renderers (the tests do).
+        self.pool = pool or BrowserPool(
+            executable=settings.executable,
+            concurrency=settings.concurrency,
+            restart_every=settings.restart_every,
+        )
+        self._own_pool = pool is None
+        #: Pages by render status, for the crawl summary.
+        self.counts: Counter[str] = Counter()
+
+    async def __aenter__(self) -> Renderer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the browser (unless the pool was handed in: its owner closes it)."""
+        if self._own_pool:
+            await self.pool.close()
+
+    def decide(
+        self, url: str, body: bytes, raw: PageFacts, content_type: str | None = None
+    ) -> str | None:
+        """Why this fetched HTML page should be rendered, or ``None``.
+
+        A raw ``noindex`` page is never rendered (Google does not render such
+        pages either), whatever the mode.
+        """
+        mode = self.settings.mode
+        if mode == "never" or raw.noindex:
+            return None
+        if mode == "always":
+            return "always"
+        if looks_like_app_shell(body, raw, content_type):
+            return "app-shell"
+        return self.sampler.wants(url)
+
+    async def render(
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        raw: PageFacts,
+        *,
+        why: str,
+        thumbnail: bool = False,
+    ) -> Rendered:
+        """Render ``url`` and return its merged facts; never raises for what the page does."""
+        rules = RequestRules(
+            is_site=self._is_site or same_origin(url),
+            allowed=self._allowed,
+            keep_styles=thumbnail,
+        )
+        shot = await render_page(
+            self.pool, url, body, headers, rules, timeout=self.settings.timeout, thumbnail=thumbnail
+        )
+        self.counts[shot.status] += 1
+        result = Rendered(raw, shot.status, why, detail=shot.detail, blocked=shot.blocked)
+        result.thumbnail = shot.thumbnail
+        if shot.html is not None:
+            dom = rendered_facts(shot.html, url=url, headers=headers, policy=self.policy)
+            moved = tuple(
+                target
+                for target in (normalize(n, policy=self.policy) for n in shot.navigations)
+                if target is not None and target != raw.url
+            )
+            result.facts = merge_facts(raw, dom, moved)
+            result.only_rendered = rendered_only(raw, result.facts)
+        if why in {"section-sample", "section-needs-js"}:
+            self.sampler.learn(url, bool(result.only_rendered))
+        return result

@@ -1,0 +1,74 @@
+"""``--render auto``'s two signals: the raw HTML is a shell, and the section has shown it."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitemapkit.crawl.extract import extract_page
+from sitemapkit.render.auto import SectionSampler, looks_like_app_shell, section_of
+
+URL = "https://example.com/app/"
+HEADERS = {"Content-Type": "text/html"}
+
+
+def shell(html: str) -> bool:
+    body = html.encode()
+    return looks_like_app_shell(body, extract_page(body, url=URL, headers=HEADERS))
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><body><div id='root'></div><script src='/main.js'></script></body></html>",
+        "<html><body><div id=__next>\n  </div><script>x()</script></body></html>",
+        "<html><body><app-root></app-root><script src=a.js></script></body></html>",
+        "<html><body><div ng-app='x'></div><script src=a.js></script></body></html>",
+        # no mount point, but scripts, one link and hardly any text
+        "<html><body><a href='/'>Home</a><main></main><script src=a.js></script></body></html>",
+    ],
+)
+def test_application_shells_are_recognised(html: str) -> None:
+    assert shell(html)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        # a server-rendered page with a script and a filled mount point
+        "<html><body><div id='root'><a href='/a'>a</a><a href='/b'>b</a><a href='/c'>c</a>"
+        "</div><script src='/main.js'></script></body></html>",
+        # few links but no script: nothing would change by rendering
+        "<html><body><p>Short.</p><a href='/'>Home</a></body></html>",
+        # few links, a script, and a real article
+        "<html><body><article>" + "Words of an article. " * 20 + "</article>"
+        "<script>track()</script></body></html>",
+    ],
+)
+def test_server_rendered_pages_are_not_shells(html: str) -> None:
+    assert not shell(html)
+
+
+def test_sections_are_host_and_first_segment() -> None:
+    assert section_of("https://example.com/") == "example.com/"
+    assert section_of("https://example.com/about") == "example.com/"
+    assert section_of("https://example.com/shop/") == "example.com/shop/"
+    assert section_of("https://example.com/shop/a/b?x=1") == "example.com/shop/"
+    assert section_of("https://cdn.example.com/shop/a") == "cdn.example.com/shop/"
+
+
+def test_a_section_is_sampled_then_decided() -> None:
+    sampler = SectionSampler(sample=3)
+    # /docs/: three renders found nothing new -> left to HTTP
+    for i in range(3):
+        assert sampler.wants(f"https://e.com/docs/{i}") == "section-sample"
+        sampler.learn(f"https://e.com/docs/{i}", found_new=False)
+    assert sampler.wants("https://e.com/docs/9") is None
+    # /app/: the second render found a link the raw HTML lacked -> always rendered
+    assert sampler.wants("https://e.com/app/1") == "section-sample"
+    sampler.learn("https://e.com/app/1", found_new=False)
+    assert sampler.wants("https://e.com/app/2") == "section-sample"
+    sampler.learn("https://e.com/app/2", found_new=True)
+    assert sampler.wants("https://e.com/app/3") == "section-needs-js"
+    # a late "nothing new" does not undo a verdict
+    sampler.learn("https://e.com/app/0", found_new=False)
+    assert sampler.verdicts() == {"e.com/docs/": False, "e.com/app/": True}
