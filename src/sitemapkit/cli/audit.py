@@ -53,10 +53,20 @@ CRAWL_OPTIONS = (
 FAIL_LEVELS = {"error": {"error"}, "warning": {"error", "warning"}, "never": set()}
 
 
-def _writers() -> dict[str, Callable[[Any, Any, Any], None]]:
-    from sitemapkit.audit import report
+def _writers(fail_on: str) -> dict[str, Callable[[Any, Any, Any], None]]:
+    from sitemapkit.audit import machine, page, report
 
-    return {"text": report.write_text, "json": report.write_json}
+    def junit(result: Any, store: Any, out: Any) -> None:
+        machine.write_junit(result, store, out, frozenset(FAIL_LEVELS[fail_on]))
+
+    return {
+        "text": report.write_text,
+        "json": report.write_json,
+        "csv": machine.write_csv,
+        "sarif": machine.write_sarif,
+        "junit": junit,
+        "html": page.write_html,
+    }
 
 
 def crawl_config(url: str, knobs: dict[str, Any]) -> Any:
@@ -128,11 +138,11 @@ def _plan(
     return AuditPlan(db=db, site=url, sitemaps=tuple(sitemaps), crawl=config, now=moment), True
 
 
-def _emit(result: Any, fmt: str | None, out_dir: Path | None) -> None:
+def _emit(result: Any, fmt: str | None, out_dir: Path | None, fail_on: str) -> None:
     from sitemapkit.fileio import atomic_open
     from sitemapkit.store.sqlite import SqliteStore
 
-    writers = _writers()
+    writers = _writers(fail_on)
     store = SqliteStore(result.db)
     try:
         if out_dir is None:
@@ -141,8 +151,6 @@ def _emit(result: Any, fmt: str | None, out_dir: Path | None) -> None:
         writers["text"](result, store, sys.stdout)
         chosen = [fmt] if fmt is not None else [f for f in FORMATS if f != "text"]
         for name in chosen:
-            if name not in writers:
-                continue
             target = out_dir / FORMATS[name]
             with atomic_open(target, "w", what="the audit report") as fh:
                 writers[name](result, store, fh)
@@ -219,7 +227,7 @@ def audit(
         if result.unreachable is not None:
             click.echo(f"sitemapkit: error: {result.unreachable}", err=True)
             ctx.exit(ExitStatus.USAGE)
-        _emit(result, fmt, out_dir)
+        _emit(result, fmt, out_dir, fail_on)
     failed = bool(result.worst() & FAIL_LEVELS[fail_on])
     ctx.exit(ExitStatus.ERROR if failed else ExitStatus.OK)
 
