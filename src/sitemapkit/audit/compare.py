@@ -19,8 +19,7 @@ from urllib.parse import urlsplit
 from sitemapkit import dates
 from sitemapkit.audit.codes import AUDIT_CODES
 from sitemapkit.read.walk import is_url
-from sitemapkit.store.base import AuditRow, ListedFacts, UrlState
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store.base import AuditRow, AuditStore, ListedFacts, UrlState
 
 #: A sitemap date and a page date further apart than this disagree (issue 11).
 LASTMOD_SLACK = timedelta(days=1)
@@ -33,7 +32,7 @@ _BATCH = 1000
 class Context:
     """What the judge needs beside the row."""
 
-    store: SqliteStore
+    store: AuditStore
     #: Is the URL on the site (the crawl's origins and host rules, without --include)?
     on_site: Callable[[str], bool]
     #: The crawl's start URL and the URL it settled on (neither is an orphan).

@@ -18,8 +18,7 @@ from sitemapkit.model import Finding
 from sitemapkit.read.reader import aiter_sourced
 from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import is_url
-from sitemapkit.store.base import ListedRow
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store.base import AuditStore, ListedRow
 
 if TYPE_CHECKING:
     import aiohttp
@@ -33,7 +32,7 @@ def listed_key(url: str, policy: QueryPolicy) -> str:
 
 
 async def read_listed(
-    store: SqliteStore,
+    store: AuditStore,
     sources: Sequence[str],
     *,
     session: aiohttp.ClientSession | None,

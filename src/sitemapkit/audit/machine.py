@@ -22,8 +22,7 @@ from typing import TextIO
 from sitemapkit.audit.codes import AUDIT_CODES, audit_severity, meaning
 from sitemapkit.audit.run import AuditResult
 from sitemapkit.model import Finding, Severity
-from sitemapkit.store.base import AuditRow
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store.base import AuditRow, AuditStore
 
 FIELDS = ("code", "severity", "url", "sitemap", "line", "evidence")
 #: Findings written into one JUnit failure's text (the rest are counted).
@@ -36,7 +35,7 @@ def _cell(value: object) -> str:
     return "'" + text if text.startswith(_FORMULA) else text
 
 
-def write_csv(_result: AuditResult, store: SqliteStore, out: TextIO) -> None:
+def write_csv(_result: AuditResult, store: AuditStore, out: TextIO) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(FIELDS)
     for f in store.findings():
@@ -52,7 +51,7 @@ def as_finding(f: AuditRow) -> Finding:
     return Finding(f.code, Severity(f.severity), message, where, f.line, None, f.url)
 
 
-def sarif_log(store: SqliteStore) -> dict[str, object]:
+def sarif_log(store: AuditStore) -> dict[str, object]:
     from sitemapkit.cli.validate import sarif
     from sitemapkit.validate.validator import ValidationReport
 
@@ -67,7 +66,7 @@ def sarif_log(store: SqliteStore) -> dict[str, object]:
     return log
 
 
-def write_sarif(_result: AuditResult, store: SqliteStore, out: TextIO) -> None:
+def write_sarif(_result: AuditResult, store: AuditStore, out: TextIO) -> None:
     out.write(json.dumps(sarif_log(store), indent=2, ensure_ascii=False) + "\n")
 
 
@@ -78,7 +77,7 @@ def _line(f: AuditRow) -> str:
     return f"{where}: {f.evidence}"
 
 
-def junit_tree(result: AuditResult, store: SqliteStore, fail_levels: frozenset[str]) -> ET.Element:
+def junit_tree(result: AuditResult, store: AuditStore, fail_levels: frozenset[str]) -> ET.Element:
     codes = list(AUDIT_CODES) + sorted(c for c in result.counts if c not in AUDIT_CODES)
     failures = sum(
         1 for c in codes if result.counts.get(c) and audit_severity(c).value in fail_levels
@@ -113,7 +112,7 @@ def junit_tree(result: AuditResult, store: SqliteStore, fail_levels: frozenset[s
 
 def write_junit(
     result: AuditResult,
-    store: SqliteStore,
+    store: AuditStore,
     out: TextIO,
     fail_levels: frozenset[str] = frozenset({"error"}),
 ) -> None:

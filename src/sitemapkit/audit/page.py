@@ -23,7 +23,7 @@ from typing import TextIO
 from sitemapkit.audit.codes import audit_severity, meaning
 from sitemapkit.audit.report import ordered_codes, severity_totals
 from sitemapkit.audit.run import AuditResult
-from sitemapkit.store.sqlite import SqliteStore, iter_page_records
+from sitemapkit.store.base import AuditStore
 from sitemapkit.visual.page import content_security_policy
 from sitemapkit.visual.payload import script_safe_json
 
@@ -39,12 +39,12 @@ def _asset(name: str) -> str:
     return text
 
 
-def payload(result: AuditResult, store: SqliteStore) -> dict[str, object]:
+def payload(result: AuditResult, store: AuditStore) -> dict[str, object]:
     findings = [
         [f.code, f.severity, f.url, f.sitemap, f.line, f.evidence]
         for f in islice(store.findings(), MAX_FINDINGS)
     ]
-    pages = [r.url for r in islice(iter_page_records(result.db), MAX_PAGES)]
+    pages = [r.url for r in islice(store.page_records(), MAX_PAGES)]
     return {
         "site": result.site,
         "counts": {c: result.counts[c] for c in ordered_codes(result.counts)},
@@ -69,7 +69,7 @@ def _counts_table(result: AuditResult) -> str:
     )
 
 
-def render(result: AuditResult, store: SqliteStore, generated: datetime | None = None) -> str:
+def render(result: AuditResult, store: AuditStore, generated: datetime | None = None) -> str:
     """The whole page as text."""
     data = payload(result, store)
     total = sum(result.counts.values())
@@ -123,5 +123,5 @@ reports hold everything.</p></noscript>
 """
 
 
-def write_html(result: AuditResult, store: SqliteStore, out: TextIO) -> None:
+def write_html(result: AuditResult, store: AuditStore, out: TextIO) -> None:
     out.write(render(result, store))

@@ -15,8 +15,7 @@ from typing import TextIO
 
 from sitemapkit.audit.codes import audit_severity, meaning
 from sitemapkit.audit.run import AuditResult
-from sitemapkit.store.base import AuditRow
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store.base import AuditRow, AuditStore
 
 #: Examples shown per code in the summary.
 EXAMPLES = 3
@@ -45,7 +44,7 @@ def severity_totals(counts: dict[str, int]) -> dict[str, int]:
     return totals
 
 
-def summary_lines(result: AuditResult, store: SqliteStore) -> Iterator[str]:
+def summary_lines(result: AuditResult, store: AuditStore) -> Iterator[str]:
     n = len(result.sitemaps)
     yield (
         f"audit of {result.site}: {n} sitemap{'s' if n != 1 else ''}, "
@@ -66,7 +65,7 @@ def summary_lines(result: AuditResult, store: SqliteStore) -> Iterator[str]:
         yield f"partial: {note}"
 
 
-def write_text(result: AuditResult, store: SqliteStore, out: TextIO) -> None:
+def write_text(result: AuditResult, store: AuditStore, out: TextIO) -> None:
     for line in summary_lines(result, store):
         out.write(line + "\n")
 
@@ -82,7 +81,7 @@ def finding_dict(f: AuditRow) -> dict[str, object]:
     }
 
 
-def write_json(result: AuditResult, store: SqliteStore, out: TextIO) -> None:
+def write_json(result: AuditResult, store: AuditStore, out: TextIO) -> None:
     """``{"site", "sitemaps", ..., "counts", "partial", "findings": [...]}``, streamed."""
     head = {
         "site": result.site,

@@ -39,8 +39,8 @@ from sitemapkit.model import Finding
 from sitemapkit.read.discover import WELL_KNOWN_PATHS
 from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import is_unreadable, is_url
-from sitemapkit.store.base import AuditRow, NewUrl, UrlState
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store import open_audit_store
+from sitemapkit.store.base import AuditRow, AuditStore, NewUrl, UrlState
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -158,7 +158,7 @@ def _unreachable(result: CrawlResult) -> str | None:
     return f"cannot reach {result.start_url}: {result.start_problem}"
 
 
-async def _queue_listed(store: SqliteStore, on_site: Callable[[str], bool]) -> int:
+async def _queue_listed(store: AuditStore, on_site: Callable[[str], bool]) -> int:
     """Queue the listed URLs the crawl never decided; off-site ones are marked, not fetched."""
     queued = 0
     while True:
@@ -180,22 +180,22 @@ async def _queue_listed(store: SqliteStore, on_site: Callable[[str], bool]) -> i
         store.commit()
 
 
-def _stored_config(store: SqliteStore) -> CrawlConfig:
+def _stored_config(store: AuditStore) -> CrawlConfig:
     text = store.get_meta("config")
     if text is None:
-        raise AuditError(f"{store.path}: holds no crawl to audit against (run a crawl first)")
+        raise AuditError(f"{store.name}: holds no crawl to audit against (run a crawl first)")
     return CrawlConfig.from_json(text)
 
 
 async def _crawl(
-    plan: AuditPlan, store: SqliteStore, config: CrawlConfig, *, follow: bool, resume: bool
+    plan: AuditPlan, store: AuditStore, config: CrawlConfig, *, follow: bool, resume: bool
 ) -> CrawlResult:
     crawler = Crawler(config, store, progress=plan.progress, follow_links=follow)
     return await crawler.run(resume=resume)
 
 
 async def _fetch_listed(
-    plan: AuditPlan, store: SqliteStore, config: CrawlConfig, first: CrawlResult
+    plan: AuditPlan, store: AuditStore, config: CrawlConfig, first: CrawlResult
 ) -> CrawlResult | None:
     """Step 3: fetch the listed URLs the crawl did not reach, within --max-pages."""
     if first.stopped_by is not None:
@@ -210,14 +210,14 @@ async def _fetch_listed(
     return await _crawl(plan, store, rest, follow=False, resume=True)
 
 
-def _meta(store: SqliteStore) -> dict[str, str]:
+def _meta(store: AuditStore) -> dict[str, str]:
     keys = ("start_url", "site_origin", "scope_origins", "state")
     return {k: v for k in keys if (v := store.get_meta(k)) is not None}
 
 
 async def _read_sitemaps(
     plan: AuditPlan,
-    store: SqliteStore,
+    store: AuditStore,
     site: str,
     policy_mode: str,
     session: aiohttp.ClientSession | None,
@@ -255,7 +255,7 @@ _NO_ANSWER = ("fetch-failed", "limit-timeout")
 
 
 async def _audit(
-    plan: AuditPlan, store: SqliteStore, session: aiohttp.ClientSession | None
+    plan: AuditPlan, store: AuditStore, session: aiohttp.ClientSession | None
 ) -> AuditResult:
     found: Discovery | None = None
     first: CrawlResult | None = None
@@ -298,7 +298,7 @@ async def _audit(
 
 
 def _context(
-    store: SqliteStore, config: CrawlConfig, stopped: str | None, *, offline: bool
+    store: AuditStore, config: CrawlConfig, stopped: str | None, *, offline: bool
 ) -> Context:
     meta = _meta(store)
     start = meta.get("start_url", config.start_url)
@@ -318,7 +318,7 @@ async def run_audit(plan: AuditPlan, *, network: bool = True) -> AuditResult:
     """Run the audit ``plan`` into its store; ``network=False`` never opens a connection."""
     import aiohttp
 
-    store = SqliteStore(plan.db)
+    store = open_audit_store(plan.db)
     try:
         if not network:
             return await _audit(plan, store, None)

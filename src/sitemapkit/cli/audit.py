@@ -120,7 +120,7 @@ def _plan(
     from sitemapkit.audit.run import AuditPlan
     from sitemapkit.cli.validate import _parse_now
     from sitemapkit.read.walk import is_url
-    from sitemapkit.store.sqlite import is_crawl_db
+    from sitemapkit.store import is_crawl_db
 
     for source in sitemaps:
         if not is_url(source) and not Path(source).is_file():
@@ -140,10 +140,10 @@ def _plan(
 
 def _emit(result: Any, fmt: str | None, out_dir: Path | None, fail_on: str) -> None:
     from sitemapkit.fileio import atomic_open
-    from sitemapkit.store.sqlite import SqliteStore
+    from sitemapkit.store import open_audit_store
 
     writers = _writers(fail_on)
-    store = SqliteStore(result.db)
+    store = open_audit_store(result.db, mode="read")
     try:
         if out_dir is None:
             writers[fmt or "text"](result, store, sys.stdout)

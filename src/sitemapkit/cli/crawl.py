@@ -1,8 +1,13 @@
 """``sitemapkit crawl URL -o OUTDIR``: crawl a site politely and write its sitemap set.
 
-The crawl state lives in a SQLite file (``--db``, by default ``OUTDIR/crawl.sqlite``)
-so that ``--resume`` can continue an interrupted crawl, ``--why URL`` can explain
-one URL's fate, and ``sitemapkit inventory`` can export everything seen.
+The crawl state lives in a store (``--db``, by default the SQLite file
+``OUTDIR/crawl.sqlite``) so that ``--resume`` can continue an interrupted crawl,
+``--why URL`` can explain one URL's fate, and ``sitemapkit inventory`` can
+export everything seen.  The store is locked from before it is opened (or
+replaced) until the sitemap set is written: a second crawl into the same
+``--db`` or ``-o`` stops with one line and exit 1, touching nothing.  A store
+that fails mid-crawl (disk full) stops the crawl with one line and exit 1,
+publishes nothing, and leaves a crawl that ``--resume`` continues.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ import click
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats, sitemap_entries
-from sitemapkit.errors import InputError, StoreError
-from sitemapkit.store.sqlite import SqliteStore, crawl_meta, explain_url, is_crawl_db
+from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.store import is_crawl_db, open_store
+from sitemapkit.store.base import CrawlStore, OpenMode
 
 DB_NAME = "crawl.sqlite"
 
@@ -64,43 +70,42 @@ async def _run(crawler: Crawler, resume: bool) -> CrawlResult:
 
 def run_crawl(
     config: CrawlConfig,
-    db: Path,
+    store: CrawlStore,
     *,
     resume: bool = False,
     progress: Progress | None = None,
 ) -> CrawlResult:
-    """Run one crawl (or resume one) into ``db``; the store is closed afterwards."""
-    store = SqliteStore(db)
+    """Run one crawl (or resume one) into ``store``, which the caller opened and closes."""
     try:
         draw = progress if progress is not None and progress.enabled else None
         crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
-        store.close()
         if progress is not None:
             progress.done()
 
 
 def write_output(
-    db: Path, out_dir: Path, *, base_url: str | None, gzip: bool, images: bool, other_hosts: bool
+    store: CrawlStore,
+    out_dir: Path,
+    *,
+    base_url: str | None,
+    gzip: bool,
+    images: bool,
+    other_hosts: bool,
 ) -> tuple[object, list[str]]:
     """Write the crawl's sitemap set into ``out_dir``; return the writer result and notes."""
     from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
-    store = SqliteStore(db)
-    try:
-        options = WriterOptions(
-            base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
-        )
-        result = write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
-    finally:
-        store.close()
+    options = WriterOptions(
+        base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
+    )
+    result = write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
     return result, list(result.warnings)
 
 
-def default_base_url(db: Path) -> str | None:
-    meta = crawl_meta(db)
-    site = meta.get("site_origin") or meta.get("start_url")
+def default_base_url(store: CrawlStore) -> str | None:
+    site = store.get_meta("site_origin") or store.get_meta("start_url")
     if not site:
         return None
     scheme, _, rest = site.partition("://")
@@ -131,25 +136,33 @@ def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
 
 
 def explain(db: Path, url: str, out: TextIO) -> int:
-    """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it."""
+    """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
+
+    The store is opened read-only, without the lock: ``--why`` works while a
+    crawl is still writing.
+    """
     from sitemapkit.crawl.urlnorm import normalize
 
     if not is_crawl_db(db):
         click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
         return ExitStatus.USAGE
-    if url.startswith("/"):
-        # A path: on the crawled site's origin.
-        site = default_base_url(db)
-        url = (site or "").rstrip("/") + url
-    candidates = [url]
-    norm = normalize(url)
-    if norm is not None and norm != url:
-        candidates.append(norm)
-    info = None
-    for candidate in candidates:
-        info = explain_url(db, candidate)
-        if info is not None:
-            break
+    store = open_store(db, mode="read")
+    try:
+        if url.startswith("/"):
+            # A path: on the crawled site's origin.
+            site = default_base_url(store)
+            url = (site or "").rstrip("/") + url
+        candidates = [url]
+        norm = normalize(url)
+        if norm is not None and norm != url:
+            candidates.append(norm)
+        info = None
+        for candidate in candidates:
+            info = store.explain(candidate)
+            if info is not None:
+                break
+    finally:
+        store.close()
     if info is None:
         out.write(f"{url}: never seen by this crawl\n")
         return ExitStatus.ERROR
@@ -180,6 +193,43 @@ def explain(db: Path, url: str, out: TextIO) -> int:
         for hop_url, status in info.redirect_chain:
             out.write(f"    {status if status is not None else '   '} {hop_url}\n")
     return ExitStatus.OK
+
+
+def resume_hint(message: str, db: Path, out_dir: Path) -> None:
+    """One stderr line: what stopped the crawl, and the command that continues it."""
+    click.echo(
+        f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
+        err=True,
+    )
+
+
+def _check(config: CrawlConfig) -> None:
+    try:
+        config.validate()
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _resumed_config(
+    store: CrawlStore,
+    db: Path,
+    url: str | None,
+    max_pages: int | None,
+    max_duration: float | None,
+) -> CrawlConfig:
+    """The stored crawl's config; limits may be raised on resume, scope and rules stay."""
+    stored = store.get_meta("config")
+    if stored is None:
+        raise click.UsageError(f"--resume: {db} holds no crawl to resume")
+    config = CrawlConfig.from_json(stored)
+    if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
+        raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
+    if max_pages is not None:
+        config.max_pages = max_pages
+    if max_duration is not None:
+        config.max_duration = max_duration
+    _check(config)
+    return config
 
 
 @click.command("crawl")
@@ -272,28 +322,9 @@ def crawl(
         raise click.UsageError("missing -o/--out OUTDIR")
     explicit_db = db is not None
     db = db if db is not None else out_dir / DB_NAME
-    if resume:
-        if not is_crawl_db(db):
-            raise click.UsageError(f"--resume: {db} is not a crawl database to resume")
-        config = CrawlConfig.from_json(crawl_meta(db)["config"])
-        if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
-            raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
-        # Limits may be raised on resume; the scope and rules stay as started.
-        if max_pages is not None:
-            config.max_pages = max_pages
-        if max_duration is not None:
-            config.max_duration = max_duration
-    else:
+    if not resume:
         if url is None:
             raise click.UsageError("missing URL (the site to crawl)")
-        if db.exists():
-            if explicit_db:
-                raise click.UsageError(
-                    f"{db} already exists: add --resume to continue it, or pick another --db"
-                )
-            db.unlink()
-            for suffix in ("-wal", "-shm"):
-                Path(str(db) + suffix).unlink(missing_ok=True)
         config = CrawlConfig(
             start_url=url,
             subdomains=subdomains,
@@ -314,36 +345,45 @@ def crawl(
         )
         if user_agent:
             config.user_agent = user_agent
-    try:
-        config.validate()
-    except InputError as exc:
-        raise click.UsageError(str(exc)) from exc
+        _check(config)
     out_dir.mkdir(parents=True, exist_ok=True)
     if db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
-    progress = Progress(sys.stderr)
+    # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced.
+    mode: OpenMode = "resume" if resume else "new" if explicit_db else "replace"
     try:
-        result = run_crawl(config, db, resume=resume, progress=progress)
-    except KeyboardInterrupt:
-        click.echo(
-            f"sitemapkit: interrupted; the crawl is saved in {db}: "
-            f"continue it with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
-            err=True,
-        )
-        ctx.exit(ExitStatus.INTERRUPTED)
+        store = open_store(db, mode=mode)
+    except StoreBusyError:
+        raise  # one line, exit 1 (cli.main)
     except StoreError as exc:
-        raise click.UsageError(str(exc)) from exc
-    elapsed = result.stats.elapsed
-    for line in summary_lines(result, elapsed):
-        click.echo(line)
-    written, notes = write_output(
-        db,
-        out_dir,
-        base_url=base_url or default_base_url(db),
-        gzip=gzip,
-        images=config.images,
-        other_hosts=bool(config.subdomains or config.allow_hosts),
-    )
+        raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
+    try:
+        if resume:
+            config = _resumed_config(store, db, url, max_pages, max_duration)
+        progress = Progress(sys.stderr)
+        try:
+            result = run_crawl(config, store, resume=resume, progress=progress)
+        except KeyboardInterrupt:
+            resume_hint(f"interrupted; the crawl is saved in {db}: continue it", db, out_dir)
+            ctx.exit(ExitStatus.INTERRUPTED)
+        except StoreWriteError as exc:
+            resume_hint(f"error: {exc}; nothing was published; once fixed, continue", db, out_dir)
+            ctx.exit(ExitStatus.ERROR)
+        except StoreError as exc:
+            raise click.UsageError(str(exc)) from exc
+        elapsed = result.stats.elapsed
+        for line in summary_lines(result, elapsed):
+            click.echo(line)
+        written, notes = write_output(
+            store,
+            out_dir,
+            base_url=base_url or default_base_url(store),
+            gzip=gzip,
+            images=config.images,
+            other_hosts=bool(config.subdomains or config.allow_hosts),
+        )
+    finally:
+        store.close()
     files = getattr(written, "files", [])
     click.echo(f"wrote {', '.join(str(f) for f in files)}; crawl state in {db}")
     for note in notes:

@@ -11,7 +11,6 @@ summary says plainly whether the crawl got every page right.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from sitemapkit.cli.inventory import export_inventory
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import CrawlResult
-from sitemapkit.store.sqlite import iter_page_records
+from sitemapkit.store import iter_page_records, open_store
 
 INVENTORY_NAME = "inventory.csv"
 
@@ -33,7 +32,6 @@ def draw_visual_map(db: Path, out_dir: Path) -> Path:
     The map is drawn from the stored crawl, not from the engine's memory, so
     it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
     """
-    from sitemapkit.store.sqlite import iter_page_records
     from sitemapkit.visual.page import write_visual_map
 
     return write_visual_map(
@@ -82,22 +80,22 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     db = out_dir / DB_NAME
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(str(db) + suffix).unlink()
     with serve_demo("127.0.0.1", port) as base:
         click.echo(f"demo site served at {base}")
         config = CrawlConfig(base, images=True)
+        store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
-            result: CrawlResult = run_crawl(config, db, progress=Progress(sys.stderr))
+            result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))
+            for line in summary_lines(result, result.stats.elapsed):
+                click.echo(line)
+            written, notes = write_output(
+                store, out_dir, base_url=base, gzip=False, images=True, other_hosts=False
+            )
         except KeyboardInterrupt:
             click.echo("sitemapkit: interrupted", err=True)
             ctx.exit(ExitStatus.INTERRUPTED)
-        for line in summary_lines(result, result.stats.elapsed):
-            click.echo(line)
-        written, notes = write_output(
-            db, out_dir, base_url=base, gzip=False, images=True, other_hosts=False
-        )
+        finally:
+            store.close()
         rows = export_inventory(db, out_dir / INVENTORY_NAME)
         problems = check_expected(base, db, _sitemap_locs(out_dir))
     for note in notes:

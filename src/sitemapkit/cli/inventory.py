@@ -21,7 +21,7 @@ import click
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
-from sitemapkit.store.sqlite import is_crawl_db, iter_page_records
+from sitemapkit.store import is_crawl_db, iter_page_records
 
 COLUMNS = (
     "url",

@@ -35,7 +35,10 @@ from typing import TYPE_CHECKING, Final, cast
 from sitemapkit import dates, limits
 from sitemapkit.errors import InputError
 from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
+from sitemapkit.listing import Listing
 from sitemapkit.model import Finding, Severity
+from sitemapkit.read.entries import is_sitemap_entry, text_line_url
+from sitemapkit.read.kinds import Kind
 from sitemapkit.read.lanes import (
     IMAGE_DEPRECATED_KEPT,
     LASTMODS,
@@ -74,8 +77,6 @@ UNIFORM_SHARE: Final = 0.95
 UNIFORM_MIN: Final = 10
 #: distinct lastmod values tracked before the set is surely not uniform
 UNIFORM_TRACK: Final = 1_000
-#: findings listed per file and code; the rest are counted in one closing finding
-MAX_LISTED_PER_CODE: Final = 1_000
 #: distinct strict lanes (scope and extension prefixes) built per set; nodes after that
 MAX_LANE_KINDS: Final = 64
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
@@ -292,7 +293,7 @@ class Validator:
         self._set_seen = HashSet64()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
         self._origin_reported = False
-        self._listed: dict[tuple[str, str], int] = {}
+        self._listing = Listing()
         self._origin_raw: set[str] = set()
         self._lastmods: Counter[str] = Counter()
         self._lastmod_total = 0
@@ -314,9 +315,7 @@ class Validator:
     def add(self, doc: Doc | None, f: Finding) -> None:
         if f.severity is Severity.ERROR and doc is not None:
             doc.errors += 1
-        key = (f.source, f.code)
-        listed = self._listed[key] = self._listed.get(key, 0) + 1
-        if listed > MAX_LISTED_PER_CODE:  # a million broken URLs must not fill the memory
+        if not self._listing.take(f):  # a million broken URLs must not fill the memory
             return
         self.report.findings.append(f)
 
@@ -600,7 +599,8 @@ class Validator:
         """Checks every ``<url>``/``<sitemap>`` shares; ``False`` when it is not one at all."""
         st = self._st
         st.entries += 1
-        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != name:
+        kind: Kind = "urlset" if root == "urlset" else "sitemapindex"
+        if not is_sitemap_entry(entry, kind, self._doc.core_ns if self._doc else SITEMAP_NS):
             self._stray(entry, root, name)
             return False
         if st.entries == most + 1:
@@ -1087,18 +1087,19 @@ class Validator:
 
     def _text_line(self, node: Node) -> None:
         st = self._st
-        st.entries += 1
         text = node.text
-        loc = text.strip()
-        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
-            self.emit("too-many-entries", f"more than {limits.MAX_ENTRIES_PER_FILE:,} URLs", node)
         if "\ufffd" in text:
             self.emit("encoding-not-utf8", "line is not valid UTF-8", node)
-        if not _ABS.match(loc) or any(ch.isspace() for ch in loc):
+        loc = text_line_url(text)  # what the reader takes: only those lines are entries
+        if loc is None or not _ABS.match(loc):
+            shown = text.strip()
             self.emit(
-                "text-line-invalid", f'"{loc[:100]}" is not one absolute URL', node, loc[:200]
+                "text-line-invalid", f'"{shown[:100]}" is not one absolute URL', node, shown[:200]
             )
             return
+        st.entries += 1
+        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
+            self.emit("too-many-entries", f"more than {limits.MAX_ENTRIES_PER_FILE:,} URLs", node)
         if loc != text:
             self.emit("loc-whitespace", f'"{loc[:200]}" has surrounding whitespace', node, loc)
         self._check_url(loc, node, node)
@@ -1232,17 +1233,7 @@ class Validator:
     # --- end of the set ---------------------------------------------------------------
     def finish(self) -> None:
         rep = self.report
-        for (source, code), n in self._listed.items():
-            if n > MAX_LISTED_PER_CODE:
-                rep.findings.append(
-                    Finding(
-                        code,
-                        severity(code),
-                        f"and {n - MAX_LISTED_PER_CODE:,} more {code} findings in this file "
-                        f"(only the first {MAX_LISTED_PER_CODE:,} are listed)",
-                        source,
-                    )
-                )
+        rep.findings.extend(self._listing.more())
         total = self._lastmod_total
         if total >= UNIFORM_MIN and self._lastmods:
             value, count = self._lastmods.most_common(1)[0]

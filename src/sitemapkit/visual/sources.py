@@ -1,7 +1,7 @@
 """Where a visual map's pages come from: a crawl database, a sitemap, or a URL list.
 
 The kind is decided by content, not by file name: SQLite's 16-byte magic means
-a crawl database (read by :mod:`sitemapkit.store.sqlite`), gzip magic or a
+a crawl database (read through the store seam, :mod:`sitemapkit.store`), gzip magic or a
 leading ``<`` means a sitemap/index/feed, and an ``http(s)://`` SOURCE is
 fetched by the sitemap reader (which follows indexes and gzip).  Anything else
 is read as a URL list, one per line.  The store and the reader are imported
@@ -11,16 +11,14 @@ only when needed, so the URL-list path works without them.
 from __future__ import annotations
 
 import importlib
-import sqlite3
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, PageRecord, Severity, UrlEntry
-from sitemapkit.visual.tree import PARENT_KEYS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -116,50 +114,12 @@ def _list_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
 
 
 def _crawl_records(source: str) -> Iterator[PageRecord]:
-    try:
-        store = importlib.import_module("sitemapkit.store.sqlite")
-    except ImportError as exc:
-        raise InputError(
-            f"{source}: is a crawl database, but this build has no crawl store "
-            "(sitemapkit.store.sqlite)",
-            value=source,
-        ) from exc
-    checker: Callable[[str], bool] | None = getattr(store, "is_crawl_db", None)
-    if checker is not None and not checker(source):
+    """The crawl's records through the store protocol (each names the page it was found on)."""
+    from sitemapkit.store import is_crawl_db, iter_page_records
+
+    if not is_crawl_db(source):
         raise InputError(f"{source}: is an SQLite file but not a sitemapkit crawl database")
-    reader: Callable[[str], Iterator[PageRecord]] = store.iter_page_records
-    parents: dict[str, str] | None = None
-    for rec in reader(source):
-        if rec.depth and not any(k in rec.extra for k in PARENT_KEYS):
-            if parents is None:  # only for databases whose records lack it
-                parents = _found_from_map(source)
-            parent = parents.get(rec.url)
-            if parent is not None:
-                rec = replace(rec, extra={**rec.extra, "found_from": parent})
-        yield rec
-
-
-def _found_from_map(source: str) -> dict[str, str]:
-    """url -> the URL it was first found from, read straight from the crawl database.
-
-    For crawl databases whose :func:`iter_page_records` predates
-    ``PageRecord.extra["found_from"]``: the depth tree then still uses the
-    crawl's real parent links instead of deriving them.  Any schema surprise
-    just means "no parents".
-    """
-    try:
-        conn = sqlite3.connect(f"{Path(source).resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return {}
-    try:
-        rows = conn.execute(
-            "SELECT u.url, f.url FROM urls u JOIN urls f ON f.id = u.found_from"
-        ).fetchall()
-    except sqlite3.Error:
-        return {}
-    finally:
-        conn.close()
-    return {str(u): str(f) for u, f in rows}
+    return iter_page_records(source)
 
 
 def _sitemap_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
