@@ -3,7 +3,7 @@
 Why here and not in Python sets: an audit compares every URL a sitemap lists
 with every URL a crawl saw; for a site with a million listed URLs both sides
 are too big to hold, and SQLite joins them on the ``urls.url`` unique index in
-one streaming pass.  The tables live beside the crawl's (schema migration 2),
+one streaming pass.  The tables live beside the crawl's (schema migration 3),
 so ``sitemapkit audit --db`` of a finished crawl needs nothing else.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow, UrlState
 
-#: Schema migration 2: the audit's tables.
+#: Schema migration 3: the audit's tables.
 AUDIT_SCHEMA = """
     CREATE TABLE listed (
         id INTEGER PRIMARY KEY,
