@@ -183,7 +183,7 @@ async def test_reference_crawl_page_facts(crawled: tuple[web.AppRunner, str, Res
         if path in expected.TITLES:
             assert facts.title == expected.TITLES[path], path
     assert result.robots is not None
-    assert result.robots.sitemaps == (base + "sitemap.xml",)
+    assert result.robots.sitemaps == (base + "sitemap.xml", base + "sitemap-docs.xml")
     assert result.robots.invalid_sitemaps == ("/relative-sitemap.xml",)
 
 
