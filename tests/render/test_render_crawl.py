@@ -7,11 +7,16 @@ on 127.0.0.1, with real Chromium.  One browser launch per rendering crawl.
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sitemapkit.cli import main
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult
 from sitemapkit.model import PageRecord
@@ -80,3 +85,45 @@ def test_auto_renders_the_shell_and_samples_the_section(site: AppSite, tmp_path:
     assert len(sampled) == 3
     assert {r.extra["render_why"] for r in sampled} == {"section-sample"}
     assert all(r.extra["rendered_links"] == "" for r in sampled)
+
+
+def test_cli_render_always_publishes_and_why_and_inventory_tell(
+    site: AppSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    code = main(
+        ["crawl", site.base + "/", "-o", str(out), "--render", "always", "--render-timeout", "5"]
+    )
+    assert code == 0
+    stdout = capsys.readouterr().out
+    assert "rendered 6 pages: rendered 6" in stdout
+    sitemap = (out / "sitemap.xml").read_text()
+    for path in RENDERED_ONLY:
+        assert f"<loc>{site.base}{path.replace('&', '&amp;')}</loc>" in sitemap, path
+    rows = {r["url"]: r for r in csv.DictReader(io.StringIO((out / "inventory.csv").read_text()))}
+    assert rows[site.base + "/"]["render"] == "rendered"
+    assert rows[site.base + "/app/one"]["render"] == "rendered"
+    assert set(rows[site.base + "/"]["rendered_links"].split()) == {
+        site.base + p for p in RENDERED_ONLY
+    }
+    assert main(["crawl", "--why", "/", "--db", str(out / "crawl.sqlite")]) == 0
+    why = capsys.readouterr().out
+    assert "  rendered:   rendered (always)\n" in why
+    assert "  links only after rendering: 4\n" in why
+    assert f"    {site.base}/app/area\n" in why
+
+
+def test_cli_without_playwright_is_one_line_and_makes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code = (
+        "import sys; sys.modules['playwright'] = None; sys.modules['playwright.async_api'] = None\n"
+        "from sitemapkit.cli import main\n"
+        f"sys.exit(main(['crawl', 'http://127.0.0.1:9/', '-o', {str(out)!r}, '--render=auto']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "sitemapkit: error: rendering needs the Playwright package, which is not installed: "
+        "pip install 'sitemapkit[render]'\n"
+    )
+    assert not out.exists()

@@ -131,6 +131,8 @@ class CrawlResult:
     reasons: dict[str, int]
     #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
     trap_examples: dict[str, list[str]] = field(default_factory=dict)
+    #: Rendered pages by how it went (``rendered``, ``render-timeout``, ``render-failed``).
+    rendered: dict[str, int] = field(default_factory=dict)
 
 
 class Crawler:
@@ -337,6 +339,7 @@ class Crawler:
             counts=counts,
             reasons=reasons,
             trap_examples=self._trap_examples(),
+            rendered={} if self.renderer is None else dict(self.renderer.counts),
         )
 
     def _trap_examples(self) -> dict[str, list[str]]:
