@@ -147,9 +147,13 @@ class Crawler:
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
+        follow_links: bool = True,
         renderer: Renderer | None = None,
     ) -> None:
         self.config = config.validate()
+        #: False fetches and judges the queued URLs only (the audit's listed URLs the
+        #: crawl did not reach): their links are neither recorded nor followed.
+        self._follow_links = follow_links
         self.store = store
         self._session = session
         self._progress = progress
@@ -605,7 +609,8 @@ class Crawler:
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
-        self._discover(item, facts)
+        if self._follow_links:
+            self._discover(item, facts)
 
     def _discover(self, item: Claimed, facts: PageFacts) -> None:
         depth = item.depth + 1
