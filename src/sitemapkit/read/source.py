@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from sitemapkit import limits
+from sitemapkit import __version__, limits
 
 if TYPE_CHECKING:
     import aiohttp
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 FETCH_TIMEOUT: Final = 60.0
 #: Bytes read per chunk from a file or a response body.
 CHUNK_BYTES: Final = 256 * 1024
-USER_AGENT: Final = "sitemapkit/0.1 (+https://github.com/sitemapkit/sitemapkit)"
+#: The one User-Agent of every request sitemapkit sends (the crawler's default too).
+USER_AGENT: Final = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
 
 #: Largest piece of inflated bytes handed on at once (bounds memory under a gzip bomb).
 PIECE_BYTES: Final = 1 << 20

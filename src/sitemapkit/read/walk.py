@@ -20,10 +20,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.limits import MAX_RUN_BYTES, SITEMAP_NS
+from sitemapkit.limits import MAX_ROBOTS_BYTES, MAX_RUN_BYTES, SITEMAP_NS
 from sitemapkit.model import Finding, Severity
-from sitemapkit.read.discover import discover, parse_robots_sitemaps
+from sitemapkit.read.discover import discover, read_capped
 from sitemapkit.read.kinds import Kind
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.read.source import (
     Decoder,
     FetchInfo,
@@ -281,16 +282,16 @@ class Walker:
 
     async def _local_robots(self, path: str) -> AsyncIterator[Event]:
         base = self.sitemap_url or "http://localhost/"
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-        urls, findings = parse_robots_sitemaps(text, base)
+        with Path(path).open("rb") as fh:
+            robots = parse_robots_sitemaps(fh.read(MAX_ROBOTS_BYTES + 1), base)
         rdoc = Doc(source=path, url=None, path=path, kind="robots")
-        for f in findings:
+        for f in robots.findings:
             yield Event(
                 "finding",
                 rdoc,
                 finding=Finding(f.code, f.severity, f.message, path, f.line, f.column, f.url),
             )
-        if not findings and not urls:
+        if not robots.findings and not robots.urls:
             yield Event(
                 "unreadable",
                 rdoc,
@@ -298,7 +299,9 @@ class Walker:
                     rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"
                 ),
             )
-        for url in urls if self.sitemap_url or not findings else []:
+        # a relative value resolves against the robots.txt URL, known only from --sitemap-url
+        urls = robots.urls if self.sitemap_url or not robots.findings else ()
+        for url in urls:
             doc = Doc(source=url, url=url)
             self.tops.append(doc)
             async for ev in self._read(doc):
@@ -307,16 +310,12 @@ class Walker:
     async def _robots(
         self, url: str, session: aiohttp.ClientSession
     ) -> tuple[list[str], list[Finding]]:
-        buf = bytearray()
         try:
-            async with aclosing(fetch_chunks(session, url, self.limits, FetchInfo(url))) as it:
-                async for chunk in it:
-                    buf += chunk
-                    if len(buf) > 512 * 1024:
-                        break
+            body = await read_capped(session, url, self.limits, MAX_ROBOTS_BYTES)
         except SourceProblem as p:
             return [], [Finding("fetch-failed", Severity.ERROR, p.message, url)]
-        return parse_robots_sitemaps(bytes(buf).decode("utf-8", "replace"), url)
+        robots = parse_robots_sitemaps(body, url)
+        return list(robots.urls), list(robots.findings)
 
     # --- one document ----------------------------------------------------------------
     def _key(self, doc: Doc) -> str:
