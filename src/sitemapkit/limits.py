@@ -44,6 +44,9 @@ CHANGEFREQ_VALUES: Final = frozenset(
 )
 
 # --- Safety caps (ours): hostile input is expected. ---------------------------
+#: Pages with hreflang alternates held for the set's reciprocity check (writer and
+#: validator alike); past it, reciprocity is listed as not checked.
+MAX_HREFLANG_PAGES: Final = 200_000
 #: Bytes we accept downloading for one sitemap or page body.
 MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024
 #: Bytes we accept after decompressing one gzip member (a gzip bomb stops here).

@@ -27,7 +27,9 @@ def test_schema_is_recorded_and_wal(store: SqliteStore) -> None:
     conn = store._conn
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("SELECT version FROM migrations").fetchall() == [(1,)]
+    assert conn.execute("SELECT version FROM migrations").fetchall() == [
+        (v,) for v in range(1, SCHEMA_VERSION + 1)
+    ]
     store.close()
     assert is_crawl_db(store.path)
     # reopening does not migrate again

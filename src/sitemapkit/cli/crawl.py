@@ -188,6 +188,11 @@ def explain(db: Path, url: str, out: TextIO) -> int:
         out.write(f"  canonical:  {rec.canonical}\n")
     if rec.lastmod:
         out.write(f"  lastmod:    {rec.lastmod} (from {rec.lastmod_source})\n")
+    if "render" in rec.extra:
+        out.write(f"  rendered:   {rec.extra['render']} ({rec.extra['render_why']})\n")
+        only = rec.extra["rendered_links"].split()
+        out.write(f"  links only after rendering: {len(only)}\n")
+        out.writelines(f"    {link}\n" for link in only)
     if info.redirect_chain:
         out.write("  redirects:\n")
         for hop_url, status in info.redirect_chain:

@@ -83,6 +83,12 @@ class Outcome:
     alternates: tuple[Alternate, ...] = ()
     images: tuple[str, ...] = ()
     fetched_at: float | None = None
+    #: ``rendered``, ``render-timeout`` or ``render-failed``; ``None``: not rendered.
+    render: str | None = None
+    #: Why it was rendered (``always``, ``app-shell``, ``section-sample`` ...).
+    render_why: str | None = None
+    #: Links only the rendered page had (its raw HTML lacked them).
+    rendered_links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX images_page ON images(page_id);
     CREATE TABLE migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL);
     """,
+    # 2: rendering (issue 14): how each rendered page went, and the links only it had.
+    """
+    CREATE TABLE renders (
+        page_id INTEGER PRIMARY KEY,
+        status TEXT NOT NULL,
+        why TEXT,
+        links TEXT NOT NULL DEFAULT ''
+    );
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -403,6 +412,11 @@ class SqliteStore:
                 "INSERT INTO images(page_id, loc) VALUES (?, ?)",
                 [(url_id, loc) for loc in outcome.images],
             )
+        if outcome.render is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
+                (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+            )
 
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
@@ -464,7 +478,9 @@ class SqliteStore:
         Streams (constant memory); ``inlinks`` counts distinct pages linking to
         the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
         holds ``found_from`` (the page the URL was first found on) and
-        ``detail`` (the canonical target, trap or redirect explanation) when known.
+        ``detail`` (the canonical target, trap or redirect explanation) when known;
+        for a rendered page, ``render`` (``rendered``, ``render-timeout`` ...),
+        ``render_why`` and ``rendered_links`` (space-separated URLs only rendering found).
         """
         cur = self._conn.execute(_RECORD_SQL + " ORDER BY u.id")
         while True:
@@ -527,8 +543,9 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 _RECORD_SQL = (
     "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
     "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url "
-    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from"
+    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url, "
+    "r.status, r.why, r.links "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 
 
@@ -542,6 +559,10 @@ def _record(row: Sequence[object]) -> PageRecord:
         extra["detail"] = str(row[14])
     if row[15] is not None:
         extra["found_from"] = str(row[15])
+    if row[16] is not None:  # rendered: how it went, why, and the links only rendering found
+        extra["render"] = str(row[16])
+        extra["render_why"] = str(row[17] or "")
+        extra["rendered_links"] = " ".join(str(row[18]).split())
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
