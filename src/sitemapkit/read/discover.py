@@ -20,6 +20,8 @@ from sitemapkit.read.source import FetchInfo, ReadLimits, SourceProblem, fetch_c
 if TYPE_CHECKING:
     import aiohttp
 
+    from sitemapkit.addresses import AddressGuard
+
 #: Paths tried, in order, when robots.txt names no sitemap; the first that answers wins.
 WELL_KNOWN_PATHS: Final = (
     "/sitemap.xml",
@@ -31,10 +33,18 @@ WELL_KNOWN_PATHS: Final = (
 )
 
 
-async def read_capped(session: aiohttp.ClientSession, url: str, lim: ReadLimits, cap: int) -> bytes:
+async def read_capped(
+    session: aiohttp.ClientSession,
+    url: str,
+    lim: ReadLimits,
+    cap: int,
+    guard: AddressGuard | None = None,
+) -> bytes:
+    """The first ``cap`` bytes of ``url`` (robots.txt, a sniffed head): a URL of the site the
+    user named, so it is a start for ``guard`` (its redirects are judged)."""
     info = FetchInfo(url)
     buf = bytearray()
-    async with aclosing(fetch_chunks(session, url, lim, info)) as chunks:
+    async with aclosing(fetch_chunks(session, url, lim, info, guard, start=True)) as chunks:
         async for chunk in chunks:
             buf += chunk
             if len(buf) >= cap:
@@ -52,16 +62,20 @@ def _looks_like_sitemap(head: bytes) -> bool:
 
 
 async def discover(
-    site_url: str, session: aiohttp.ClientSession, lim: ReadLimits | None = None
+    site_url: str,
+    session: aiohttp.ClientSession,
+    lim: ReadLimits | None = None,
+    guard: AddressGuard | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """Sitemap URLs of the site at ``site_url`` and the robots.txt findings met on the way."""
     lim = lim or ReadLimits()
+    guard = guard or lim.guard()
     parts = urlsplit(site_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     robots_url = origin + "/robots.txt"
     findings: list[Finding] = []
     try:
-        body = await read_capped(session, robots_url, lim, MAX_ROBOTS_BYTES)
+        body = await read_capped(session, robots_url, lim, MAX_ROBOTS_BYTES, guard)
     except SourceProblem:
         body = b""
     robots = parse_robots_sitemaps(body, robots_url)
@@ -71,7 +85,7 @@ async def discover(
     for path in WELL_KNOWN_PATHS:
         url = origin + path
         try:
-            head = await read_capped(session, url, lim, 2048)
+            head = await read_capped(session, url, lim, 2048, guard)
         except SourceProblem:
             continue
         if _looks_like_sitemap(head):
