@@ -226,12 +226,23 @@ class Crawler:
         workers: list[asyncio.Task[None]] = []
         ticker: asyncio.Task[None] | None = None
         finished = failed = False
+        deadline = asyncio.timeout_at(self._deadline())
         try:
-            if self.config.seed_from_sitemaps:
-                await self._seed_from_sitemaps(start, session)
-            ticker = asyncio.create_task(self._tick())
-            workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
-            await self._until_drained([ticker, *workers])
+            async with deadline:
+                if self.config.seed_from_sitemaps:
+                    await self._seed_from_sitemaps(start, session)
+                ticker = asyncio.create_task(self._tick())
+                workers = [
+                    asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
+                ]
+                await self._until_drained([ticker, *workers])
+            finished = True
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            # A deadline is a deadline: requests in flight are cut; their URLs go back
+            # to the queue (released below) and count as not-crawled.
+            self._stop_reason = "max-duration"
             finished = True
         except StoreWriteError:
             failed = True
@@ -330,12 +341,17 @@ class Crawler:
                 self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
 
+    def _deadline(self) -> float | None:
+        """Loop time at which ``--max-duration`` cuts the crawl (counted from the start)."""
+        if self.config.max_duration is None:
+            return None
+        left = self.config.max_duration - self.stats.elapsed
+        return asyncio.get_running_loop().time() + left
+
     def _limit_reached(self) -> str | None:
         cfg = self.config
         if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
             return "max-pages"
-        if cfg.max_duration is not None and self.stats.elapsed >= cfg.max_duration:
-            return "max-duration"
         return None
 
     async def _feed(self) -> None:
@@ -344,9 +360,7 @@ class Crawler:
         while True:
             limit = self._limit_reached()
             if limit is not None:
-                self._stop_reason = limit
-                if limit != "max-pages":  # claimed URLs count as pages: let them finish
-                    self._drain_queue()
+                self._stop_reason = limit  # claimed URLs count as pages: let them finish
                 return
             if self._queue.qsize() < low:
                 want = batch
@@ -366,11 +380,6 @@ class Crawler:
                 async with asyncio.timeout(1.0):
                     await self._wake.wait()
 
-    def _drain_queue(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            self._queue.task_done()
-
     async def _worker(self) -> None:
         queue = self._queue
         while True:
@@ -386,7 +395,7 @@ class Crawler:
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
         if not await self._polite.allowed(item.url):
-            self._finish(item, Outcome(reason="blocked-by-robots"))
+            await self._blocked(item)
             return
         chain: list[Claimed] = [item]
         current = item
@@ -464,10 +473,14 @@ class Crawler:
                 return
             self._link(current.id, [(nxt.id, False, "redirect")])
             if not await self._polite.allowed(target):
-                self._finish(nxt, Outcome(reason="blocked-by-robots"))
+                await self._blocked(nxt)
                 return
             chain.append(nxt)
             current = nxt
+
+    async def _blocked(self, item: Claimed) -> None:
+        detail = await self._polite.refusal(item.url)
+        self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
     def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
         """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
@@ -497,7 +510,12 @@ class Crawler:
                     "not-html",
                 )
             )
-            self._start_problem = None if self._start_ok else (outcome.reason or "failed")
+            problem = outcome.reason or "failed"
+            if outcome.detail and outcome.reason == "blocked-by-robots":
+                problem = outcome.detail  # "robots.txt unreachable: connection refused ..."
+            elif outcome.detail:
+                problem = f"{problem} ({outcome.detail})"
+            self._start_problem = None if self._start_ok else problem
 
     def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
         self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
