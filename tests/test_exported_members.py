@@ -24,7 +24,7 @@ def test_public_members_are_exported() -> None:
 
 
 def test_lazy_exports_are_the_defining_objects() -> None:
-    from sitemapkit.store.sqlite import iter_page_records
+    from sitemapkit.store.registry import iter_page_records
     from sitemapkit.write.writer import write_sitemaps
 
     assert sitemapkit.write_sitemaps is write_sitemaps

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from sitemapkit.read.discover import discover_sitemaps
     from sitemapkit.read.reader import SourcedEntry, aiter_entries, iter_entries
     from sitemapkit.store.base import CrawlStore
-    from sitemapkit.store.sqlite import SqliteStore, is_crawl_db, iter_page_records
+    from sitemapkit.store.registry import is_crawl_db, iter_page_records, open_store
+    from sitemapkit.store.sqlite import SqliteStore
     from sitemapkit.validate.validator import ValidationReport, avalidate, validate
     from sitemapkit.visual.page import write_visual_map
     from sitemapkit.visual.tree import SiteTree
@@ -78,10 +79,11 @@ _LAZY: dict[str, str] = {
     "aiter_entries": "sitemapkit.read.reader",
     "avalidate": "sitemapkit.validate.validator",
     "discover_sitemaps": "sitemapkit.read.discover",
-    "is_crawl_db": "sitemapkit.store.sqlite",
+    "is_crawl_db": "sitemapkit.store.registry",
     "iter_entries": "sitemapkit.read.reader",
-    "iter_page_records": "sitemapkit.store.sqlite",
+    "iter_page_records": "sitemapkit.store.registry",
     "normalize": "sitemapkit.crawl.urlnorm",
+    "open_store": "sitemapkit.store.registry",
     "validate": "sitemapkit.validate.validator",
     "write_sitemaps": "sitemapkit.write.writer",
     "write_sitemaps_async": "sitemapkit.write.writer",
@@ -150,6 +152,7 @@ __all__ = [
     "iter_entries",
     "iter_page_records",
     "normalize",
+    "open_store",
     "validate",
     "write_sitemaps",
     "write_sitemaps_async",

@@ -14,6 +14,8 @@ CLI can print it as one line.
     ├── PublishError          the output set could not be written or renamed
     ├── FetchError            a URL could not be fetched (network, status, size)
     └── StoreError            the crawl store is unusable (schema, lock, corrupt)
+        ├── StoreBusyError    another process holds the store (one writer per run)
+        └── StoreWriteError   a write failed mid-run (disk full, I/O); last commit intact
 """
 
 from __future__ import annotations
@@ -82,3 +84,15 @@ class FetchError(SitemapkitError):
 
 class StoreError(SitemapkitError):
     """The crawl store cannot be used as asked."""
+
+
+class StoreBusyError(StoreError):
+    """Another process is crawling into this store; nothing was touched."""
+
+
+class StoreWriteError(StoreError):
+    """The store failed while a crawl wrote to it (disk full, I/O error, lost connection).
+
+    The writes since the last commit are lost; everything committed stays, so
+    the crawl can be resumed once the cause is fixed.
+    """

@@ -44,6 +44,9 @@ CHANGEFREQ_VALUES: Final = frozenset(
 )
 
 # --- Safety caps (ours): hostile input is expected. ---------------------------
+#: Pages with hreflang alternates held for the set's reciprocity check (writer and
+#: validator alike); past it, reciprocity is listed as not checked.
+MAX_HREFLANG_PAGES: Final = 200_000
 #: Bytes we accept downloading for one sitemap or page body.
 MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024
 #: Bytes we accept after decompressing one gzip member (a gzip bomb stops here).
@@ -58,3 +61,12 @@ MAX_INDEX_DEPTH: Final = 5
 MAX_SITEMAPS_FOLLOWED: Final = 60_000
 #: Redirects followed for one URL before it is a loop or chain.
 MAX_REDIRECTS: Final = 10
+#: One element's text is kept up to this many characters; the rest is dropped (and noted).
+MAX_TEXT_CHARS: Final = 65_536
+#: Findings of one code listed per file; the rest are counted in one "... and N more" line
+#: (a million broken lines must not print a million lines or fill the memory).
+MAX_LISTED_FINDINGS: Final = 1_000
+#: Bytes of one text line, or between two ``<`` of an XML file (a tag with its attributes,
+#: or a text), before reading stops: expat and line splitting would otherwise go quadratic
+#: on a 100 MB line or attribute.  Real sitemaps stay far below (a loc is < 2,048 chars).
+MAX_RUN_BYTES: Final = 1_048_576

@@ -12,6 +12,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from sitemapkit.terminal import for_people
+
 #: What a lastmod may be given as: a date, an aware datetime, or W3C text.
 LastMod = date | datetime | str
 
@@ -140,13 +142,14 @@ class Finding:
     url: str | None = None
 
     def render(self) -> str:
-        """``source:line:col: severity code: message`` — the one-line CLI form."""
+        """``source:line:col: severity code: message`` — the one-line CLI form, with control
+        characters escaped (:func:`sitemapkit.terminal.for_people`)."""
         where = self.source
         if self.line is not None:
             where += f":{self.line}"
             if self.column is not None:
                 where += f":{self.column}"
-        return f"{where}: {self.severity.value} {self.code}: {self.message}"
+        return for_people(f"{where}: {self.severity.value} {self.code}: {self.message}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,17 +185,3 @@ def test_depth_tree_uses_the_crawls_found_from_links(crawled: Path) -> None:
         assert parent.url == found[rec.url], rec.url
         checked += 1
     assert checked == len(found)
-
-
-def test_fallback_parent_map_agrees_with_the_store(crawled: Path) -> None:
-    """Older crawl databases get their parents straight from SQL; same answer as the store."""
-    from sitemapkit.store.sqlite import iter_page_records
-    from sitemapkit.visual.sources import _found_from_map
-
-    db = crawled / "crawl.sqlite"
-    from_store = {
-        r.url: r.extra["found_from"] for r in iter_page_records(db) if "found_from" in r.extra
-    }
-    assert len(from_store) > 20
-    assert _found_from_map(str(db)) == from_store
-    assert _found_from_map(str(crawled / "sitemap.xml")) == {}  # not SQLite: no parents

@@ -10,7 +10,8 @@ from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, sitemap_entries
 from sitemapkit.demo import expected as ex
 from sitemapkit.demo.server import HITS, start_demo_server
-from sitemapkit.store.sqlite import SqliteStore, iter_page_records
+from sitemapkit.store import iter_page_records
+from sitemapkit.store.sqlite import SqliteStore
 
 
 async def crawl_demo(db: Path, **options: object) -> tuple[str, web.AppRunner]:

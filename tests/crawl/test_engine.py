@@ -10,7 +10,8 @@ import pytest
 from crawl.fixture_site import EXPECTED_REASONS, EXPECTED_SITEMAP_PATHS, FixtureSite
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, sitemap_entries
-from sitemapkit.store.sqlite import SqliteStore, iter_page_records
+from sitemapkit.store import iter_page_records
+from sitemapkit.store.sqlite import SqliteStore
 
 SMALL_BODY = 1024 * 1024
 

@@ -1,34 +1,35 @@
-"""The SQLite crawl store: schema, frontier order, claims, resume, records."""
+"""What is special to the SQLite store: schema, WAL, migrations, the file test.
+
+What every store must do is in ``test_contract.py``.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sitemapkit.errors import StoreError
-from sitemapkit.model import Alternate
-from sitemapkit.store.base import LinkRow, NewUrl, Outcome, UrlState
-from sitemapkit.store.sqlite import (
-    SCHEMA_VERSION,
-    SqliteStore,
-    explain_url,
-    is_crawl_db,
-    iter_page_records,
-)
+from sitemapkit.store import iter_page_records
+from sitemapkit.store.sqlite import SCHEMA_VERSION, SqliteStore, is_crawl_db
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore(tmp_path / "c.sqlite")
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    opened = SqliteStore(tmp_path / "c.sqlite")
+    yield opened
+    opened.close()
 
 
 def test_schema_is_recorded_and_wal(store: SqliteStore) -> None:
     conn = store._conn
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("SELECT version FROM migrations").fetchall() == [(1,)]
+    assert conn.execute("SELECT version FROM migrations").fetchall() == [
+        (v,) for v in range(1, SCHEMA_VERSION + 1)
+    ]
     store.close()
     assert is_crawl_db(store.path)
     # reopening does not migrate again
@@ -55,102 +56,3 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer than this sitemapkit"):
         SqliteStore(path)
-
-
-def test_frontier_is_shallowest_first_and_deduplicated(store: SqliteStore) -> None:
-    ids = store.add_urls(
-        [
-            NewUrl("http://a/2", 2, None),
-            NewUrl("http://a/1", 1, None),
-            NewUrl("http://a/0", 0, None),
-        ]
-    )
-    again = store.add_urls([NewUrl("http://a/1", 5, None)])
-    assert again["http://a/1"] == ids["http://a/1"]
-    claimed = store.claim(2)
-    assert [c.url for c in claimed] == ["http://a/0", "http://a/1"]
-    assert [c.url for c in store.claim(10)] == ["http://a/2"]
-    assert store.claim(10) == []
-    # a crash leaves claims; resume puts them back
-    assert store.release_claims() == 3
-    assert len(store.claim(10)) == 3
-
-
-def test_held_urls_are_requeued_by_a_followed_link(store: SqliteStore) -> None:
-    ids = store.add_urls([NewUrl("http://a/nf", 1, None, UrlState.HELD, "nofollow-only")])
-    assert store.claim(5) == []
-    url_id, state = ids["http://a/nf"]
-    assert state == UrlState.HELD
-    store.requeue([(url_id, 3)])
-    assert store.lookup(["http://a/nf"])["http://a/nf"][1] == UrlState.QUEUED
-    (claimed,) = store.claim(5)
-    assert (claimed.url, claimed.depth) == ("http://a/nf", 3)
-
-
-def test_claim_url_only_once(store: SqliteStore) -> None:
-    first = store.claim_url("http://a/r", 1, None)
-    assert first is not None
-    assert store.claim_url("http://a/r", 1, None) is None
-
-
-def test_records_inlinks_and_explanations(store: SqliteStore) -> None:
-    ids = store.add_urls(
-        [
-            NewUrl("http://a/", 0, None),
-            NewUrl("http://a/old", 1, None),
-            NewUrl("http://a/new", 1, None),
-        ]
-    )
-    home, old, new = (ids[u][0] for u in ("http://a/", "http://a/old", "http://a/new"))
-    store.finish(
-        home,
-        Outcome(
-            status=200,
-            indexable=True,
-            title="Home",
-            outlinks=2,
-            alternates=(Alternate("de", "http://a/de"),),
-        ),
-    )
-    store.add_links(home, [LinkRow(old, False, "a"), LinkRow(new, True, "a")])
-    store.finish(old, Outcome(status=301, reason="redirect", redirect_to="http://a/new"))
-    store.add_links(old, [LinkRow(new, False, "redirect")])
-    store.finish(
-        new,
-        Outcome(status=200, indexable=True, lastmod="2024-01-01", lastmod_source="last-modified"),
-    )
-    store.commit()
-    rows = store.sitemap_rows()
-    assert [(r.url, r.alternates) for r in rows] == [
-        ("http://a/", (Alternate("de", "http://a/de"),)),
-        ("http://a/new", ()),
-    ]
-    store.close()
-    records = {r.url: r for r in iter_page_records(store.path)}
-    assert records["http://a/new"].inlinks == 2
-    assert records["http://a/new"].extra == {}
-    assert records["http://a/"].extra.get("found_from") is None
-    assert records["http://a/old"].reason == "redirect"
-    assert records["http://a/"].title == "Home"
-    info = explain_url(store.path, "http://a/old")
-    assert info is not None
-    assert info.redirect_chain == (("http://a/old", 301), ("http://a/new", 200))
-    assert explain_url(store.path, "http://a/zzz") is None
-
-
-def test_unfinished_urls_are_reported_not_crawled(store: SqliteStore) -> None:
-    store.add_urls([NewUrl("http://a/", 0, None)])
-    store.commit()
-    store.close()
-    (record,) = iter_page_records(store.path)
-    assert (record.reason, record.indexable) == ("not-crawled", False)
-
-
-def test_records_name_the_page_each_url_was_found_on(store: SqliteStore) -> None:
-    home = store.add_urls([NewUrl("http://a/", 0, None)])["http://a/"][0]
-    store.add_urls([NewUrl("http://a/x", 1, home)])
-    store.commit()
-    store.close()
-    records = {r.url: r for r in iter_page_records(store.path)}
-    assert records["http://a/x"].extra["found_from"] == "http://a/"
-    assert "found_from" not in records["http://a/"].extra

@@ -16,6 +16,7 @@ from sitemapdata.xmlread import SM, locs, no_temporaries, read_xml
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError
 from sitemapkit.model import Alternate, Image, News, UrlEntry, Video
+from sitemapkit.validate.validator import validate
 from sitemapkit.write import render
 from sitemapkit.write.writer import (
     EntryLike,
@@ -135,8 +136,10 @@ def test_every_extension_validates(tmp_path: Path, check_set: CheckSet) -> None:
             Alternate("x-default", BASE),
         ),
     )
+    # the alternates list each other back: the writer checks reciprocity over the set
+    peers = [UrlEntry(href, alternates=entry.alternates) for href in (f"{BASE}de/", BASE)]
     result = write_sitemaps(
-        [entry, UrlEntry(f"{BASE}plain")], tmp_path, WriterOptions(base_url=BASE)
+        [entry, UrlEntry(f"{BASE}plain"), *peers], tmp_path, WriterOptions(base_url=BASE)
     )
     check_set(result.files)
     assert result.dropped_chars == 1
@@ -146,7 +149,7 @@ def test_every_extension_validates(tmp_path: Path, check_set: CheckSet) -> None:
     assert root.findtext(".//v:description", namespaces=ns) == '"Alkis" cooks'
     assert root.findtext(".//i:caption", namespaces=ns) == "A <b> & 'c'"
     assert root.findtext(".//n:title", namespaces=ns) == "Breaking & new"
-    links = root.findall(".//x:link", namespaces=ns)
+    links = root.findall(f"./{{{limits.SITEMAP_NS}}}url/x:link", namespaces=ns)[:3]
     assert [link.get("hreflang") for link in links] == ["en", "de-DE", "x-default"]
     assert links[0].get("href") == "https://example.com/watch/%C3%BC"
     video = root.find(".//v:video", namespaces=ns)
@@ -350,9 +353,11 @@ def test_skip_invalid_counts_reasons(tmp_path: Path) -> None:
         UrlEntry(f"{BASE}l", videos=(Video(f"{BASE}t.jpg", "t", "d", content_loc=f"{BASE}l"),)),
     ]
     result = write_sitemaps(entries, tmp_path, WriterOptions(base_url=BASE, skip_invalid=True))
-    assert result.urls == 1
-    assert result.skipped == {
-        "loc-not-absolute": 1,
+    # only the entry without a usable loc is refused; every page keeps its URL and loses
+    # only the annotation that broke a rule
+    assert result.urls == 12
+    assert result.skipped == {"loc-not-absolute": 1}
+    assert result.annotations_dropped == {
         "lastmod-invalid": 1,
         "lastmod-imprecise": 1,
         "changefreq-invalid": 1,
@@ -365,7 +370,22 @@ def test_skip_invalid_counts_reasons(tmp_path: Path) -> None:
         "video-limits": 1,
         "video-same-as-page": 1,
     }
-    assert len(result.skipped_examples) == 12
+    assert len(result.annotations_examples) == 11
+    assert f"hreflang-code: {BASE}g: " in result.annotations_examples[5]
+    assert sorted(locs(result.root)) == sorted(e.loc for e in entries if e.loc.startswith(BASE))
+    report = validate([str(result.root)], sitemap_url=f"{BASE}sitemap.xml")
+    assert report.errors == 0, report.findings
+
+
+def test_without_skip_invalid_a_broken_annotation_fails_the_entry(tmp_path: Path) -> None:
+    with pytest.raises(EntryError) as info:
+        write_sitemaps(
+            [UrlEntry(f"{BASE}a", alternates=(Alternate("en-UK", f"{BASE}a"),))],
+            tmp_path,
+            WriterOptions(base_url=BASE),
+        )
+    assert info.value.rule == "hreflang-code"
+    assert not list(tmp_path.iterdir())
 
 
 def test_invalid_entry_leaves_writer_usable(tmp_path: Path) -> None:

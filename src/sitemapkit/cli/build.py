@@ -8,6 +8,7 @@ publishes the good lines and reports what was skipped.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import os
@@ -21,7 +22,7 @@ import click
 
 from sitemapkit import limits
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.errors import InputError, LimitError, SitemapkitError
+from sitemapkit.errors import EntryError, InputError, LimitError, SitemapkitError
 from sitemapkit.write.inputs import FORMATS, Item, Source, TextSource, open_input, open_source
 from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
@@ -92,6 +93,14 @@ def _summary(result: WriteResult, errors_skipped: int) -> list[str]:
         out.append(f"skipped: {_fmt(sum(result.skipped.values()))} ({reasons})")
         out.extend(f"  {example}" for example in result.skipped_examples)
         del errors_skipped
+    if result.annotations_dropped:
+        dropped = result.annotations_dropped
+        reasons = ", ".join(f"{k}: {_fmt(v)}" for k, v in sorted(dropped.items()))
+        out.append(
+            f"annotations left out (the pages were written without them): "
+            f"{_fmt(sum(dropped.values()))} ({reasons})"
+        )
+        out.extend(f"  {example}" for example in result.annotations_examples)
     if result.out_of_scope:
         reasons = ", ".join(f"{k}: {_fmt(v)}" for k, v in sorted(result.out_of_scope.items()))
         out.append(f"written outside the base URL's scope (--allow-other-hosts): {reasons}")
@@ -114,6 +123,8 @@ def _result_json(result: WriteResult) -> dict[str, Any]:
         "dropped_chars": result.dropped_chars,
         "skipped": result.skipped,
         "skipped_examples": result.skipped_examples,
+        "annotations_dropped": result.annotations_dropped,
+        "annotations_examples": result.annotations_examples,
         "out_of_scope": result.out_of_scope,
         "warnings": result.warnings,
         "robots_line": result.robots_line,
@@ -193,6 +204,7 @@ def build(
             gzip=use_gzip,
             text=use_text,
             allow_other_hosts=allow_other_hosts,
+            skip_invalid=skip_invalid,
             dedup=not no_dedup,
         )
     except InputError as exc:
@@ -223,6 +235,9 @@ def build(
     except LimitError as exc:
         click.echo(f"sitemapkit build: {exc}", err=True)
         ctx.exit(ExitStatus.USAGE if exc.limit == "index-needs-base-url" else 1)
+    except EntryError as exc:  # a set rule over the whole input (hreflang reciprocity)
+        click.echo(f"sitemapkit build: {exc}", err=True)
+        ctx.exit(ExitStatus.ERROR)
     except InputError as exc:  # the input cannot be read at all (bad CSV header ...)
         click.echo(f"sitemapkit build: {exc}", err=True)
         ctx.exit(ExitStatus.USAGE)
@@ -309,6 +324,10 @@ def _input_size(source: Source) -> int:
     return info.st_size if stat.S_ISREG(info.st_mode) else 0
 
 
+def _origin(display: str, source: Source) -> str:
+    return f"{display}:{source.line}"
+
+
 def _feed(
     writer: SitemapSetWriter, entries: Iterator[Item], source: Source, bad: _BadLines
 ) -> None:
@@ -318,9 +337,10 @@ def _feed(
     source's current line.  It is reported and the same iterator is handed
     back, so the batch goes on from the next entry.
     """
+    origin = functools.partial(_origin, bad.display, source)
     while True:
         try:
-            writer.add_all(entries)
+            writer.add_all(entries, origin)
         except InputError as exc:
             bad.report(source.line, exc)
         else:

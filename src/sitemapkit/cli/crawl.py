@@ -1,8 +1,13 @@
 """``sitemapkit crawl URL -o OUTDIR``: crawl a site politely and write its sitemap set.
 
-The crawl state lives in a SQLite file (``--db``, by default ``OUTDIR/crawl.sqlite``)
-so that ``--resume`` can continue an interrupted crawl, ``--why URL`` can explain
-one URL's fate, and ``sitemapkit inventory`` can export everything seen.
+The crawl state lives in a store (``--db``, by default the SQLite file
+``OUTDIR/crawl.sqlite``) so that ``--resume`` can continue an interrupted crawl,
+``--why URL`` can explain one URL's fate, and ``sitemapkit inventory`` can
+export everything seen.  The store is locked from before it is opened (or
+replaced) until the sitemap set is written: a second crawl into the same
+``--db`` or ``-o`` stops with one line and exit 1, touching nothing.  A store
+that fails mid-crawl (disk full) stops the crawl with one line and exit 1,
+publishes nothing, and leaves a crawl that ``--resume`` continues.
 """
 
 from __future__ import annotations
@@ -12,16 +17,28 @@ import contextlib
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from sitemapkit.cli.crawl_output import (
+    ShrinkError,
+    check_shrink,
+    publish_crawl,
+    published_lines,
+)
+from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats, sitemap_entries
-from sitemapkit.errors import InputError, StoreError
-from sitemapkit.store.sqlite import SqliteStore, crawl_meta, explain_url, is_crawl_db
+from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
+from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.store import is_crawl_db, open_store
+from sitemapkit.store.base import CrawlStore, OpenMode
+
+if TYPE_CHECKING:
+    from sitemapkit.write.writer import WriteResult
 
 DB_NAME = "crawl.sqlite"
 
@@ -53,67 +70,69 @@ class Progress:
             self.stream.flush()
 
 
+class Terminated(Exception):  # noqa: N818 - a signal, like KeyboardInterrupt
+    """SIGTERM stopped the crawl; it was saved as after Ctrl-C."""
+
+
 async def _run(crawler: Crawler, resume: bool) -> CrawlResult:
+    """Run the crawl; SIGTERM cancels it cleanly (saved, then :class:`Terminated`)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
-    if task is not None:
+    signals: list[int] = []
+
+    def on_term() -> None:
+        signals.append(signal.SIGTERM)
+        if task is not None:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+    try:
+        return await crawler.run(resume=resume)
+    except asyncio.CancelledError:
+        if signals:
+            raise Terminated from None
+        raise
+    finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    return await crawler.run(resume=resume)
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 def run_crawl(
     config: CrawlConfig,
-    db: Path,
+    store: CrawlStore,
     *,
     resume: bool = False,
     progress: Progress | None = None,
 ) -> CrawlResult:
-    """Run one crawl (or resume one) into ``db``; the store is closed afterwards."""
-    store = SqliteStore(db)
+    """Run one crawl (or resume one) into ``store``, which the caller opened and closes."""
     try:
         draw = progress if progress is not None and progress.enabled else None
         crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
-        store.close()
         if progress is not None:
             progress.done()
 
 
-def write_output(
-    db: Path, out_dir: Path, *, base_url: str | None, gzip: bool, images: bool, other_hosts: bool
-) -> tuple[object, list[str]]:
-    """Write the crawl's sitemap set into ``out_dir``; return the writer result and notes."""
-    from sitemapkit.write.writer import WriterOptions, write_sitemaps
-
-    store = SqliteStore(db)
-    try:
-        options = WriterOptions(
-            base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
-        )
-        result = write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
-    finally:
-        store.close()
-    return result, list(result.warnings)
-
-
-def default_base_url(db: Path) -> str | None:
-    meta = crawl_meta(db)
-    site = meta.get("site_origin") or meta.get("start_url")
+def default_base_url(store: CrawlStore) -> str | None:
+    site = store.get_meta("site_origin") or store.get_meta("start_url")
     if not site:
         return None
     scheme, _, rest = site.partition("://")
     return f"{scheme}://{rest.split('/', 1)[0]}/"
 
 
-def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
+def summary_lines(result: CrawlResult, written: WriteResult | None) -> list[str]:
+    """The crawl summary; the sitemap count is what the writer wrote, when it wrote."""
     stats = result.stats
     counts = result.counts
+    elapsed = stats.elapsed
+    listed = written.urls if written is not None else counts.get("indexable", 0)
     lines = [
         f"crawled {stats.fetched:,} URLs in {elapsed:.1f} s "
         f"({stats.fetched / elapsed if elapsed > 0 else 0:,.1f}/s); "
-        f"{counts.get('indexable', 0):,} pages in the sitemap",
+        f"{listed:,} pages in the sitemap",
     ]
     excluded = sorted(result.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     if excluded:
@@ -122,7 +141,13 @@ def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
         )
     for code, urls in sorted(result.trap_examples.items()):
         if urls:
-            lines.append(f"  {code}, e.g. " + ", ".join(urls[:3]))
+            lines.append(f"  {code}, e.g. " + ", ".join(shorten(u) for u in urls[:3]))
+    if written is not None and written.skipped:
+        lines.append(
+            "left out by the writer: "
+            + ", ".join(f"{code} {n:,}" for code, n in sorted(written.skipped.items()))
+        )
+        lines.extend(f"  {shorten(example, 160)}" for example in written.skipped_examples[:3])
     if result.stopped_by:
         lines.append(
             f"stopped by {result.stopped_by}: {counts.get('queued', 0):,} URLs left in the queue"
@@ -131,25 +156,33 @@ def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
 
 
 def explain(db: Path, url: str, out: TextIO) -> int:
-    """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it."""
+    """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
+
+    The store is opened read-only, without the lock: ``--why`` works while a
+    crawl is still writing.
+    """
     from sitemapkit.crawl.urlnorm import normalize
 
     if not is_crawl_db(db):
         click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
         return ExitStatus.USAGE
-    if url.startswith("/"):
-        # A path: on the crawled site's origin.
-        site = default_base_url(db)
-        url = (site or "").rstrip("/") + url
-    candidates = [url]
-    norm = normalize(url)
-    if norm is not None and norm != url:
-        candidates.append(norm)
-    info = None
-    for candidate in candidates:
-        info = explain_url(db, candidate)
-        if info is not None:
-            break
+    store = open_store(db, mode="read")
+    try:
+        if url.startswith("/"):
+            # A path: on the crawled site's origin.
+            site = default_base_url(store)
+            url = (site or "").rstrip("/") + url
+        candidates = [url]
+        norm = normalize(url)
+        if norm is not None and norm != url:
+            candidates.append(norm)
+        info = None
+        for candidate in candidates:
+            info = store.explain(candidate)
+            if info is not None:
+                break
+    finally:
+        store.close()
     if info is None:
         out.write(f"{url}: never seen by this crawl\n")
         return ExitStatus.ERROR
@@ -175,11 +208,53 @@ def explain(db: Path, url: str, out: TextIO) -> int:
         out.write(f"  canonical:  {rec.canonical}\n")
     if rec.lastmod:
         out.write(f"  lastmod:    {rec.lastmod} (from {rec.lastmod_source})\n")
+    if "render" in rec.extra:
+        out.write(f"  rendered:   {rec.extra['render']} ({rec.extra['render_why']})\n")
+        only = rec.extra["rendered_links"].split()
+        out.write(f"  links only after rendering: {len(only)}\n")
+        out.writelines(f"    {link}\n" for link in only)
     if info.redirect_chain:
         out.write("  redirects:\n")
         for hop_url, status in info.redirect_chain:
             out.write(f"    {status if status is not None else '   '} {hop_url}\n")
     return ExitStatus.OK
+
+
+def resume_hint(message: str, db: Path, out_dir: Path) -> None:
+    """One stderr line: what stopped the crawl, and the command that continues it."""
+    click.echo(
+        f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
+        err=True,
+    )
+
+
+def _check(config: CrawlConfig) -> None:
+    try:
+        config.validate()
+    except InputError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def _resumed_config(
+    store: CrawlStore,
+    db: Path,
+    url: str | None,
+    max_pages: int | None,
+    max_duration: float | None,
+) -> CrawlConfig:
+    """The stored crawl's config; limits may be raised on resume, scope and rules stay."""
+    stored = store.get_meta("config")
+    if stored is None:
+        raise click.UsageError(f"--resume: {db} holds no crawl to resume")
+    config = CrawlConfig.from_json(stored)
+    if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
+        raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
+    if max_pages is not None:
+        config.max_pages = max_pages
+    if max_duration is not None:
+        config.max_duration = max_duration
+    _check(config)
+    return config
 
 
 @click.command("crawl")
@@ -235,6 +310,13 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
+@click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
+@click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
+@click.option(
+    "--allow-shrink",
+    is_flag=True,
+    help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
+)
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
@@ -261,6 +343,9 @@ def crawl(
     query: str,
     images: bool,
     seed_from_sitemaps: bool,
+    no_inventory: bool,
+    no_map: bool,
+    allow_shrink: bool,
     why_url: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
@@ -272,28 +357,9 @@ def crawl(
         raise click.UsageError("missing -o/--out OUTDIR")
     explicit_db = db is not None
     db = db if db is not None else out_dir / DB_NAME
-    if resume:
-        if not is_crawl_db(db):
-            raise click.UsageError(f"--resume: {db} is not a crawl database to resume")
-        config = CrawlConfig.from_json(crawl_meta(db)["config"])
-        if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
-            raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
-        # Limits may be raised on resume; the scope and rules stay as started.
-        if max_pages is not None:
-            config.max_pages = max_pages
-        if max_duration is not None:
-            config.max_duration = max_duration
-    else:
+    if not resume:
         if url is None:
             raise click.UsageError("missing URL (the site to crawl)")
-        if db.exists():
-            if explicit_db:
-                raise click.UsageError(
-                    f"{db} already exists: add --resume to continue it, or pick another --db"
-                )
-            db.unlink()
-            for suffix in ("-wal", "-shm"):
-                Path(str(db) + suffix).unlink(missing_ok=True)
         config = CrawlConfig(
             start_url=url,
             subdomains=subdomains,
@@ -314,47 +380,93 @@ def crawl(
         )
         if user_agent:
             config.user_agent = user_agent
-    try:
-        config.validate()
-    except InputError as exc:
-        raise click.UsageError(str(exc)) from exc
+        _check(config)
+    outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
     if db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
-    progress = Progress(sys.stderr)
+    # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced.
+    mode: OpenMode = "resume" if resume else "new" if explicit_db else "replace"
     try:
-        result = run_crawl(config, db, resume=resume, progress=progress)
-    except KeyboardInterrupt:
+        store = open_store(db, mode=mode)
+    except StoreBusyError:
+        raise  # one line, exit 1 (cli.main)
+    except StoreError as exc:
+        raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
+    try:
+        if resume:
+            config = _resumed_config(store, db, url, max_pages, max_duration)
+        progress = Progress(sys.stderr)
+        try:
+            result = run_crawl(config, store, resume=resume, progress=progress)
+        except (KeyboardInterrupt, Terminated) as stop:
+            how = "terminated" if isinstance(stop, Terminated) else "interrupted"
+            resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)
+            terminated = isinstance(stop, Terminated)
+            ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
+        except StoreWriteError as exc:
+            resume_hint(f"error: {exc}; nothing was published; once fixed, continue", db, out_dir)
+            ctx.exit(ExitStatus.ERROR)
+        except StoreError as exc:
+            raise click.UsageError(str(exc)) from exc
+        code = _publish(result, store, db, out_dir, config, outputs)
+    finally:
+        store.close()
+    ctx.exit(code)
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """What ``crawl`` publishes besides the sitemap set, and where the set is served."""
+
+    base_url: str | None
+    gzip: bool
+    inventory: bool
+    visual_map: bool
+    allow_shrink: bool
+
+
+def _publish(
+    result: CrawlResult,
+    store: CrawlStore,
+    db: Path,
+    out_dir: Path,
+    config: CrawlConfig,
+    opts: Outputs,
+) -> int:
+    """Publish a crawl's outputs unless the start failed or the set would shrink by half."""
+    if not result.start_ok:
+        for line in summary_lines(result, None):
+            click.echo(line)
         click.echo(
-            f"sitemapkit: interrupted; the crawl is saved in {db}: "
-            f"continue it with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
+            f"sitemapkit: error: the start URL {shorten(result.start_url)} failed: "
+            f"{result.start_problem}; nothing published in {out_dir}",
             err=True,
         )
-        ctx.exit(ExitStatus.INTERRUPTED)
-    except StoreError as exc:
-        raise click.UsageError(str(exc)) from exc
-    elapsed = result.stats.elapsed
-    for line in summary_lines(result, elapsed):
-        click.echo(line)
-    written, notes = write_output(
+        return ExitStatus.ERROR
+    if not opts.allow_shrink:
+        try:
+            check_shrink(out_dir, result.counts.get("indexable", 0))
+        except ShrinkError as exc:
+            for line in summary_lines(result, None):
+                click.echo(line)
+            click.echo(f"sitemapkit: error: {exc}", err=True)
+            return ExitStatus.ERROR
+    done = publish_crawl(
+        store,
         db,
         out_dir,
-        base_url=base_url or default_base_url(db),
-        gzip=gzip,
+        base_url=opts.base_url or default_base_url(store),
+        gzip=opts.gzip,
         images=config.images,
         other_hosts=bool(config.subdomains or config.allow_hosts),
+        inventory=opts.inventory,
+        visual_map=opts.visual_map,
     )
-    files = getattr(written, "files", [])
-    click.echo(f"wrote {', '.join(str(f) for f in files)}; crawl state in {db}")
-    for note in notes:
+    for line in summary_lines(result, done.sitemap):
+        click.echo(line)
+    for line in published_lines(done, db):
+        click.echo(line)
+    for note in done.notes:
         click.echo(f"note: {note}", err=True)
-    robots_line = getattr(written, "robots_line", None)
-    if robots_line:
-        click.echo(f"robots.txt line: {robots_line}")
-    if not result.start_ok:
-        click.echo(
-            f"sitemapkit: error: the start URL {result.start_url} failed: {result.start_problem}",
-            err=True,
-        )
-        ctx.exit(ExitStatus.ERROR)
-    ctx.exit(ExitStatus.OK)
+    return ExitStatus.OK

@@ -11,37 +11,17 @@ summary says plainly whether the crawl got every page right.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
 import click
 
-from sitemapkit.cli.crawl import DB_NAME, Progress, run_crawl, summary_lines, write_output
-from sitemapkit.cli.inventory import export_inventory
+from sitemapkit.cli.crawl import DB_NAME, Progress, Terminated, run_crawl, summary_lines
+from sitemapkit.cli.crawl_output import publish_crawl, published_lines
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import CrawlResult
-from sitemapkit.store.sqlite import iter_page_records
-
-INVENTORY_NAME = "inventory.csv"
-
-
-def draw_visual_map(db: Path, out_dir: Path) -> Path:
-    """Draw ``out_dir/site-map.html`` from the crawl in ``db``.
-
-    The map is drawn from the stored crawl, not from the engine's memory, so
-    it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
-    """
-    from sitemapkit.store.sqlite import iter_page_records
-    from sitemapkit.visual.page import write_visual_map
-
-    return write_visual_map(
-        iter_page_records(db),
-        out_dir / "site-map.html",
-        title="Northwind Lamps (demo)",
-        source_kind="crawl",
-    )
+from sitemapkit.store import iter_page_records, open_store
 
 
 def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
@@ -82,32 +62,28 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     db = out_dir / DB_NAME
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(str(db) + suffix).unlink()
     with serve_demo("127.0.0.1", port) as base:
         click.echo(f"demo site served at {base}")
         config = CrawlConfig(base, images=True)
+        store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
-            result: CrawlResult = run_crawl(config, db, progress=Progress(sys.stderr))
-        except KeyboardInterrupt:
+            result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))
+            done = publish_crawl(
+                store, db, out_dir, base_url=base, images=True, title="Northwind Lamps (demo)"
+            )
+        except (KeyboardInterrupt, Terminated) as stop:
             click.echo("sitemapkit: interrupted", err=True)
-            ctx.exit(ExitStatus.INTERRUPTED)
-        for line in summary_lines(result, result.stats.elapsed):
-            click.echo(line)
-        written, notes = write_output(
-            db, out_dir, base_url=base, gzip=False, images=True, other_hosts=False
-        )
-        rows = export_inventory(db, out_dir / INVENTORY_NAME)
+            terminated = isinstance(stop, Terminated)
+            ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
+        finally:
+            store.close()
         problems = check_expected(base, db, _sitemap_locs(out_dir))
-    for note in notes:
+    for line in summary_lines(result, done.sitemap):
+        click.echo(line)
+    for line in published_lines(done, db):
+        click.echo(line)
+    for note in done.notes:
         click.echo(f"note: {note}", err=True)
-    files = [str(f) for f in getattr(written, "files", [])]
-    click.echo(f"sitemap:   {', '.join(files)}")
-    click.echo(f"inventory: {out_dir / INVENTORY_NAME} ({rows:,} URLs with their fate)")
-    click.echo(f"crawl db:  {db} (try: sitemapkit crawl --db {db} --why URL)")
-    drawn = draw_visual_map(db, out_dir)
-    click.echo(f"visual map: {drawn}")
     if problems:
         click.echo(f"the crawl differs from the demo's expected result in {len(problems)} ways:")
         for problem in problems[:20]:

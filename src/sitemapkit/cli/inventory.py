@@ -21,7 +21,7 @@ import click
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
-from sitemapkit.store.sqlite import is_crawl_db, iter_page_records
+from sitemapkit.store import is_crawl_db, iter_page_records
 
 COLUMNS = (
     "url",
@@ -39,6 +39,8 @@ COLUMNS = (
     "content_type",
     "redirect_to",
     "found_from",
+    "render",
+    "rendered_links",
 )
 
 
@@ -60,6 +62,9 @@ def record_row(record: PageRecord) -> dict[str, object]:
         "content_type": record.content_type,
         "redirect_to": record.redirect_to,
         "found_from": record.extra.get("found_from"),
+        # rendered, render-timeout, render-failed; empty when the page was not rendered
+        "render": record.extra.get("render"),
+        "rendered_links": record.extra.get("rendered_links"),
     }
 
 

@@ -22,6 +22,7 @@ from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
 from sitemapkit.read.walk import is_unreadable, is_url
+from sitemapkit.terminal import lines_for_people
 
 _FIELDS = (
     "loc",
@@ -166,7 +167,7 @@ def urls(
     if fmt == "text":
         # Only locs are printed: the reader's fast path builds no entry objects.
         for batch in iter_locs(source, limits=lim, log=log, follow=not no_follow):
-            out.write("\n".join(batch))
+            out.write("\n".join(lines_for_people(batch)))
             out.write("\n")
     else:
         items = iter_sourced(source, limits=lim, log=log, follow=not no_follow)

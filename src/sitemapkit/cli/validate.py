@@ -22,6 +22,7 @@ from sitemapkit.fileio import atomic_open
 from sitemapkit.model import Finding, Severity
 from sitemapkit.read.walk import is_url
 from sitemapkit.rulebook.codes import ALL_CODES
+from sitemapkit.terminal import for_people
 from sitemapkit.validate.validator import ValidationReport
 from sitemapkit.validate.validator import validate as run_validate
 
@@ -55,7 +56,7 @@ def _summary(rep: ValidationReport) -> str:
 def _text(rep: ValidationReport) -> str:
     lines = [f.render() for f in rep.findings]
     lines.append(_summary(rep))
-    lines.extend(f"not checked: {what}: {why}" for what, why in rep.skipped.items())
+    lines.extend(for_people(f"not checked: {what}: {why}") for what, why in rep.skipped.items())
     return "\n".join(lines) + "\n"
 
 

@@ -6,10 +6,15 @@ Shape, and why:
   a feeder refills, a few hundred at a time, from the store's ``QUEUED`` rows
   (shallowest first, so depths are true BFS depths).  Nothing grows with the
   site in Python: the seen-set is the store's unique index.
-* **One event loop, one SQLite connection.**  Writes land in the current
-  transaction and a ticker commits it a few times a second; a crash loses at
-  most that batch, whose URLs are still ``QUEUED``/``CLAIMED`` and are fetched
-  again on ``--resume``.
+* **One event loop, one store (the** ``CrawlStore`` **protocol, nothing else).**
+  Writes land in the current batch and a ticker commits it a few times a
+  second; a crash loses at most that batch, whose URLs are still
+  ``QUEUED``/``CLAIMED`` and are fetched again on ``--resume``.  What a resume
+  relies on beyond the frontier (the adopted origin) is committed the moment
+  it is decided.
+* **A failing store stops the crawl.**  A worker or the ticker that dies (disk
+  full) ends the run with its :class:`~sitemapkit.errors.StoreWriteError`; the
+  broken batch is rolled back, the committed state is resumable.
 * **Redirects are followed by the worker itself**, hop by hop, so each hop is
   recorded, scope- and robots-checked, and loops and long chains are caught.
   The final URL is the one that can enter the sitemap; the 3xx sources are in
@@ -37,11 +42,10 @@ from sitemapkit.crawl.heap import BIG_BODY, trim_heap
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
-from sitemapkit.errors import StoreError
+from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
-from sitemapkit.store.base import Claimed, LinkRow, NewUrl, Outcome, UrlState
-from sitemapkit.store.sqlite import SqliteStore
+from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
 
 #: MIME types we parse as HTML pages (a missing type is sniffed).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -132,7 +136,7 @@ class Crawler:
     def __init__(
         self,
         config: CrawlConfig,
-        store: SqliteStore,
+        store: CrawlStore,
         *,
         session: aiohttp.ClientSession | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
@@ -166,7 +170,7 @@ class Crawler:
         known = store.get_meta("start_url")
         if resume:
             if known is None:
-                raise StoreError(f"{store.path}: nothing to resume (no crawl was started here)")
+                raise StoreError(f"{store.name}: nothing to resume (no crawl was started here)")
             released = store.release_claims()
             store.set_meta("resumed", str(int(store.get_meta("resumed") or "0") + 1))
             store.set_meta("released_on_resume", str(released))
@@ -181,7 +185,7 @@ class Crawler:
             return known
         if known is not None:
             raise StoreError(
-                f"{store.path}: already holds a crawl of {known}; use --resume or another --db"
+                f"{store.name}: already holds a crawl of {known}; use --resume or another --db"
             )
         store.set_meta("schema", "sitemapkit-crawl")
         store.set_meta("start_url", start)
@@ -194,12 +198,10 @@ class Crawler:
         return start
 
     def _load_start_state(self) -> None:
-        row = self.store._conn.execute(
-            "SELECT state, status, reason FROM urls WHERE id = ?", (self._start_id,)
-        ).fetchone()
-        if row is not None and row[0] == UrlState.DONE:
-            self._start_ok = row[1] is not None and int(row[1]) < 400
-            self._start_problem = None if self._start_ok else str(row[2])
+        fate = None if self._start_id is None else self.store.fate(self._start_id)
+        if fate is not None and fate.state == UrlState.DONE:
+            self._start_ok = fate.status is not None and fate.status < 400
+            self._start_problem = None if self._start_ok else str(fate.reason)
 
     # -- running --------------------------------------------------------------------------
     async def run(self, *, resume: bool = False) -> CrawlResult:
@@ -223,15 +225,28 @@ class Crawler:
         )
         workers: list[asyncio.Task[None]] = []
         ticker: asyncio.Task[None] | None = None
-        finished = False
+        finished = failed = False
+        deadline = asyncio.timeout_at(self._deadline())
         try:
-            if self.config.seed_from_sitemaps:
-                await self._seed_from_sitemaps(start, session)
-            ticker = asyncio.create_task(self._tick())
-            workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
-            await self._feed()
-            await self._queue.join()
+            async with deadline:
+                if self.config.seed_from_sitemaps:
+                    await self._seed_from_sitemaps(start, session)
+                ticker = asyncio.create_task(self._tick())
+                workers = [
+                    asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
+                ]
+                await self._until_drained([ticker, *workers])
             finished = True
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            # A deadline is a deadline: requests in flight are cut; their URLs go back
+            # to the queue (released below) and count as not-crawled.
+            self._stop_reason = "max-duration"
+            finished = True
+        except StoreWriteError:
+            failed = True
+            raise
         finally:
             for task in workers:
                 task.cancel()
@@ -242,31 +257,58 @@ class Crawler:
                     await task
             if own_session:
                 await session.close()
-            self._close(finished)
+            self._close(finished, failed)
         return self._result(start)
 
-    def _close(self, finished: bool) -> None:
+    async def _drive(self) -> None:
+        await self._feed()
+        await self._queue.join()
+
+    async def _until_drained(self, helpers: list[asyncio.Task[None]]) -> None:
+        """Feed until the frontier is drained, unless a worker or the ticker dies first.
+
+        Workers and the ticker only end by failing (a store write on a full disk,
+        say); their exception then ends the crawl instead of leaving the queue
+        undrained and the process waiting forever.
+        """
+        drive = asyncio.create_task(self._drive())
+        try:
+            done, _ = await asyncio.wait([drive, *helpers], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not drive.done():
+                drive.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await drive
+        for task in done:
+            task.result()  # re-raises the failure
+            if task is not drive:  # pragma: no cover - helpers loop forever
+                raise RuntimeError("a crawl worker stopped without a result")
+
+    def _close(self, finished: bool, failed: bool = False) -> None:
         store = self.store
-        # Whatever was handed out but not finished goes back to the queue.
-        store.release_claims()
-        store.set_meta("traps", json.dumps(self.traps.to_state()))
-        store.set_meta("scope_origins", " ".join(self.scope.origins))
-        if finished:
-            state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
-        else:
-            state = "interrupted"
-        store.set_meta("state", state)
-        store.set_meta("ended_at", str(time.time()))
-        store.commit()
+        if failed:  # the batch holds a half-written page: drop it, keep the last commit
+            store.rollback()
+        try:
+            # Whatever was handed out but not finished goes back to the queue.
+            store.release_claims()
+            store.set_meta("traps", json.dumps(self.traps.to_state()))
+            store.set_meta("scope_origins", " ".join(self.scope.origins))
+            if finished:
+                state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
+            else:
+                state = "interrupted"
+            store.set_meta("state", state)
+            store.set_meta("ended_at", str(time.time()))
+            store.commit()
+        except StoreWriteError:
+            store.rollback()
+            if finished:
+                raise
+            # Already failing: the error on its way up says why; claims are released on resume.
 
     def _result(self, start: str) -> CrawlResult:
         counts = self.store.counts()
-        reasons: dict[str, int] = {}
-        for reason, n in self.store._conn.execute(
-            "SELECT COALESCE(reason, CASE WHEN state IN (0, 1) THEN 'not-crawled' END), COUNT(*) "
-            "FROM urls WHERE indexable = 0 GROUP BY 1"
-        ):
-            reasons[str(reason)] = int(n)
+        reasons = self.store.reasons()
         self.stats.in_sitemap = counts.get("indexable", 0)
         return CrawlResult(
             start_url=start,
@@ -299,12 +341,17 @@ class Crawler:
                 self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
 
+    def _deadline(self) -> float | None:
+        """Loop time at which ``--max-duration`` cuts the crawl (counted from the start)."""
+        if self.config.max_duration is None:
+            return None
+        left = self.config.max_duration - self.stats.elapsed
+        return asyncio.get_running_loop().time() + left
+
     def _limit_reached(self) -> str | None:
         cfg = self.config
         if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
             return "max-pages"
-        if cfg.max_duration is not None and self.stats.elapsed >= cfg.max_duration:
-            return "max-duration"
         return None
 
     async def _feed(self) -> None:
@@ -313,9 +360,7 @@ class Crawler:
         while True:
             limit = self._limit_reached()
             if limit is not None:
-                self._stop_reason = limit
-                if limit != "max-pages":  # claimed URLs count as pages: let them finish
-                    self._drain_queue()
+                self._stop_reason = limit  # claimed URLs count as pages: let them finish
                 return
             if self._queue.qsize() < low:
                 want = batch
@@ -335,11 +380,6 @@ class Crawler:
                 async with asyncio.timeout(1.0):
                     await self._wake.wait()
 
-    def _drain_queue(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            self._queue.task_done()
-
     async def _worker(self) -> None:
         queue = self._queue
         while True:
@@ -355,7 +395,7 @@ class Crawler:
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
         if not await self._polite.allowed(item.url):
-            self._finish(item, Outcome(reason="blocked-by-robots"))
+            await self._blocked(item)
             return
         chain: list[Claimed] = [item]
         current = item
@@ -383,6 +423,9 @@ class Crawler:
                 # The site lives elsewhere (http -> https, bare -> www): follow it there.
                 self.scope.adopt(target)
                 self.store.set_meta("site_origin", origin_of(target))
+                # Saved in the batch that admits the first URL of the new origin (a batch
+                # commits whole), so a resume never judges the site's own pages out of scope.
+                self.store.set_meta("scope_origins", " ".join(self.scope.origins))
             if any(c.url == target for c in chain):
                 for c in chain:
                     loop = Outcome(
@@ -430,10 +473,14 @@ class Crawler:
                 return
             self._link(current.id, [(nxt.id, False, "redirect")])
             if not await self._polite.allowed(target):
-                self._finish(nxt, Outcome(reason="blocked-by-robots"))
+                await self._blocked(nxt)
                 return
             chain.append(nxt)
             current = nxt
+
+    async def _blocked(self, item: Claimed) -> None:
+        detail = await self._polite.refusal(item.url)
+        self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
     def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
         """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
@@ -446,10 +493,7 @@ class Crawler:
 
     def _finish(self, item: Claimed, outcome: Outcome, *, keep_status: bool = False) -> None:
         if keep_status:
-            self.store._conn.execute(
-                "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
-                (outcome.reason, outcome.detail, item.id),
-            )
+            self.store.decide(item.id, outcome.reason or "failed", outcome.detail)
         else:
             self.store.finish(item.id, outcome)
         if item.id == self._start_id:
@@ -466,7 +510,12 @@ class Crawler:
                     "not-html",
                 )
             )
-            self._start_problem = None if self._start_ok else (outcome.reason or "failed")
+            problem = outcome.reason or "failed"
+            if outcome.detail and outcome.reason == "blocked-by-robots":
+                problem = outcome.detail  # "robots.txt unreachable: connection refused ..."
+            elif outcome.detail:
+                problem = f"{problem} ({outcome.detail})"
+            self._start_problem = None if self._start_ok else problem
 
     def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
         self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
@@ -600,7 +649,7 @@ class Crawler:
         self.store.commit()
 
 
-def sitemap_entries(store: SqliteStore, *, images: bool = False) -> Iterator[UrlEntry]:
+def sitemap_entries(store: CrawlStore, *, images: bool = False) -> Iterator[UrlEntry]:
     """The crawl's sitemap as :class:`UrlEntry` values, in discovery order."""
     for row in store.sitemap_rows():
         yield UrlEntry(
@@ -613,7 +662,7 @@ def sitemap_entries(store: SqliteStore, *, images: bool = False) -> Iterator[Url
 
 async def crawl(
     config: CrawlConfig,
-    store: SqliteStore,
+    store: CrawlStore,
     *,
     resume: bool = False,
     session: aiohttp.ClientSession | None = None,

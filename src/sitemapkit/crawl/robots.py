@@ -58,13 +58,18 @@ class RobotsPolicy:
     _parser: Any = field(default=None, repr=False)
 
     @classmethod
-    def from_response(cls, status: int | None, body: bytes | None, *, url: str) -> RobotsPolicy:
+    def from_response(
+        cls, status: int | None, body: bytes | None, *, url: str, error: str | None = None
+    ) -> RobotsPolicy:
         """The policy for the robots.txt at ``url`` that answered ``status`` with ``body``.
 
-        ``status=None`` means no HTTP answer at all (DNS, connection, timeout).
+        ``status=None`` means no HTTP answer at all (DNS, connection, timeout);
+        ``error`` then says which, and lands in ``reason``: a crawl that is refused
+        everything must tell the user that the site was down, not only "robots".
         """
         if status is None:
-            return cls(url, "disallow-all", "robots.txt unreachable", None, retry=True)
+            why = f"robots.txt unreachable: {error}" if error else "robots.txt unreachable"
+            return cls(url, "disallow-all", why, None, retry=True)
         if 200 <= status < 300:
             return cls.parse(body or b"", url=url, status=status)
         if 300 <= status < 400:

@@ -34,6 +34,8 @@ from urllib.parse import urljoin
 
 import idna
 
+from sitemapkit.urls import BAD_ESCAPE_PATTERN, PLAIN_CLASS
+
 __all__ = [
     "DEFAULT_DROP_PARAMS",
     "DEFAULT_DROP_PREFIXES",
@@ -110,10 +112,10 @@ _DEFAULT_POLICY = QueryPolicy()
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 # RFC 3986 pchar plus "/" and "?" may stay unescaped in a path or query; the rest is escaped.
-_ALL_SAFE = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*")
-_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+")
+_ALL_SAFE = re.compile(rf"[{PLAIN_CLASS}]*")
+_UNSAFE = re.compile(rf"[^{PLAIN_CLASS}%]+")
 _PCT = re.compile(r"%[0-9A-Fa-f]{2}")
-_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_LONE_PCT = re.compile(BAD_ESCAPE_PATTERN)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Already normal: lower-case host, no port, path and query of safe characters only,
 # no escapes, no dot segments, no fragment, no session path parameter.

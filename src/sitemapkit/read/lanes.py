@@ -26,13 +26,18 @@ from typing import Final
 from xml.sax.saxutils import quoteattr
 
 from sitemapkit.limits import IMAGE_NS, MAX_IMAGES_PER_URL, SITEMAP_NS, XHTML_NS
+from sitemapkit.urls import ESCAPED_EXTRA, PLAIN_CLASS
 
 _W: Final = rb"[ \t\r\n]*+"
 _S: Final = rb"[ \t\r\n]++"
-#: what :func:`sitemapkit.validate.validator._is_escaped` accepts, as raw XML text (``&`` as
-#: ``&amp;``; ``<``, ``>``, ``"`` and whitespace never)
-_URL_CHARS: Final = rb"(?:[A-Za-z0-9\-._~!$'()*+,;=:@/?#\[\]]++|%[0-9A-Fa-f]{2}|&amp;)*+"
-#: a subset of ``rules_ext.ABSOLUTE``: lowercase scheme, no userinfo, no ``%`` in the host
+#: what :func:`sitemapkit.urls.is_escaped_uri` accepts, built from the same classes, as raw
+#: XML text (``&`` as ``&amp;``, ``%`` only as ``%XX``; ``<``, ``>``, ``"``, whitespace never)
+_URL_CHARS: Final = (
+    b"(?:["
+    + (PLAIN_CLASS.replace("&", "") + ESCAPED_EXTRA.replace("%", "")).encode()
+    + rb"]++|%[0-9A-Fa-f]{2}|&amp;)*+"
+)
+#: a subset of ``rulebook.loc.ABSOLUTE``: lowercase scheme, no userinfo, no ``%`` in the host
 _ABS_URL: Final = (
     rb"https?://(?:\[[0-9A-Fa-f:.]++\]|[A-Za-z0-9\-._~!$'()*+,;=]++)(?::[0-9]++)?"
     rb"(?:[/?#]" + _URL_CHARS + rb")?"

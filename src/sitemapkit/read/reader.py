@@ -16,10 +16,10 @@ Two doors: :func:`aiter_entries` (async, receives the caller's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from sitemapkit.limits import (
     IMAGE_NS,
@@ -28,6 +28,7 @@ from sitemapkit.limits import (
     VIDEO_NS,
     XHTML_NS,
 )
+from sitemapkit.listing import Listing
 from sitemapkit.model import (
     Alternate,
     Finding,
@@ -41,9 +42,11 @@ from sitemapkit.model import (
     VideoRestriction,
 )
 from sitemapkit.read.discover import discover_sitemaps
+from sitemapkit.read.entries import all_plain, is_sitemap_entry, loc_problem, text_line_url
+from sitemapkit.read.kinds import ATOM03_NS, Kind
 from sitemapkit.read.source import ReadLimits
-from sitemapkit.read.walk import ATOM_NS, TOLERATED_CORE_NS, Doc, Event, Walker
-from sitemapkit.read.xmlstream import Item, LocRun, Node
+from sitemapkit.read.walk import TOLERATED_CORE_NS, Doc, Event, Walker
+from sitemapkit.read.xmlstream import Item, LocRun, Node, Plain
 
 if TYPE_CHECKING:
     import aiohttp
@@ -259,7 +262,9 @@ def to_feed_entry(node: Node) -> UrlEntry | None:
     if link is None:
         return None
     if node.name == "entry":
-        lastmod = _text(node.child(ATOM_NS, "updated")) or _text(node.child(ATOM_NS, "published"))
+        ns = node.ns
+        names = ("modified", "issued") if ns == ATOM03_NS else ("updated", "published")
+        lastmod = _text(node.child(ns, names[0])) or _text(node.child(ns, names[1]))
     else:
         lastmod = _rss_date(_text(node.child(node.ns, "pubDate") or node.child("", "pubDate")))
     return UrlEntry(loc=link, lastmod=lastmod or None)
@@ -292,82 +297,135 @@ def tolerances(doc: Doc) -> list[Finding]:
 
 
 # --- the walk -> entries ------------------------------------------------------------------
-def _batch(
-    doc: Doc, nodes: list[Item], log: list[Finding] | None, follow: bool
-) -> list[SourcedEntry]:
-    """The entries of one batch of nodes (plain tuples or nodes) of ``doc``."""
+class _Out:
+    """What one read gives besides entries: the caller's log, under the one listing cap."""
+
+    def __init__(self, log: list[Finding] | None) -> None:
+        self.log = log
+        self.listing = Listing()
+
+    def note(self, f: Finding) -> None:
+        if self.log is not None and self.listing.take(f):
+            self.log.append(f)
+
+    def close(self) -> None:
+        if self.log is not None:
+            self.log.extend(self.listing.more())
+
+
+def _keep(doc: Doc, loc: str, line: int | None, out: _Out) -> bool:
+    """True when ``loc`` may be listed as a page; else its problem is noted (left out)."""
+    problem = loc_problem(loc)
+    if problem is None:
+        return True
+    out.note(Finding(problem[0], Severity.ERROR, problem[1], doc.source, line, None, loc[:200]))
+    return False
+
+
+def _plain_entry(node: Plain, src: str) -> SourcedEntry | None:
+    loc = node[1].strip()
+    if not (node[0] and loc):  # a blank loc is no entry (as for nodes)
+        return None
+    lastmod, changefreq, priority = node[2], node[3], node[4]
+    return SourcedEntry(
+        UrlEntry(
+            loc,
+            (lastmod and lastmod.strip()) or None,
+            (changefreq and changefreq.strip()) or None,
+            (priority and priority.strip()) or None,
+        ),
+        src,
+        node[5],
+    )
+
+
+def _urlset(doc: Doc, nodes: list[Item], _out: _Out) -> list[SourcedEntry]:
+    core = doc.core_ns
+    if core not in TOLERATED_CORE_NS:
+        return []
     batch: list[SourcedEntry] = []
-    add = batch.append
-    src = doc.source
-    if doc.kind == "urlset":
-        core = doc.core_ns
-        if core not in TOLERATED_CORE_NS:
-            return batch
-        for node in nodes:
-            if isinstance(node, tuple):
-                loc = node[1].strip()
-                if node[0] and loc:  # a blank loc is no entry (as for nodes)
-                    add(
-                        SourcedEntry(
-                            UrlEntry(
-                                loc,
-                                (node[2] and node[2].strip()) or None,
-                                (node[3] and node[3].strip()) or None,
-                                (node[4] and node[4].strip()) or None,
-                            ),
-                            src,
-                            node[5],
-                        )
-                    )
-            elif isinstance(node, Node) and node.name == "url":
-                e = to_url_entry(node, core)
-                if e is not None:
-                    add(SourcedEntry(e, src, node.line))
-    elif doc.kind == "text":
-        for node in nodes:
-            assert isinstance(node, Node)
-            t = node.text.strip()
-            if t.startswith(("http://", "https://")) and " " not in t:
-                add(SourcedEntry(UrlEntry(t), src, node.line))
-            elif log is not None:
-                log.append(
-                    Finding(
-                        "text-line-invalid",
-                        Severity.ERROR,
-                        f'"{t[:100]}" is not one absolute URL',
-                        src,
-                        node.line,
-                        1,
-                    )
-                )
-    elif doc.kind in ("rss", "atom"):
-        for node in nodes:
-            assert isinstance(node, Node)
-            e = to_feed_entry(node)
-            if e is not None:
-                add(SourcedEntry(e, src, node.line))
-    elif doc.kind == "sitemapindex" and not follow:
-        for node in nodes:
-            if isinstance(node, tuple):
-                ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
-                line = node[5]
-            elif isinstance(node, Node):
-                ref = to_sitemap_ref(node, doc.core_ns)
-                line = node.line
-            else:  # strict-lane blocks come only to the validator
-                continue
-            if ref is not None and ref.loc:
-                add(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), src, line))
+    for node in nodes:
+        if isinstance(node, tuple):
+            item = _plain_entry(node, doc.source)
+        elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
+            e = to_url_entry(node, core)
+            item = None if e is None else SourcedEntry(e, doc.source, node.line)
+        else:
+            continue
+        if item is not None:
+            batch.append(item)
     return batch
 
 
-def _note(ev: Event, log: list[Finding] | None) -> None:
-    if log is None:
-        return
+def _text_lines(doc: Doc, nodes: list[Item], out: _Out) -> list[SourcedEntry]:
+    batch: list[SourcedEntry] = []
+    for node in nodes:
+        assert isinstance(node, Node)
+        loc = text_line_url(node.text)
+        if loc is not None:
+            batch.append(SourcedEntry(UrlEntry(loc), doc.source, node.line))
+        else:
+            t = node.text.strip()
+            msg = f'"{t[:100]}" is not one absolute URL'
+            out.note(Finding("text-line-invalid", Severity.ERROR, msg, doc.source, node.line, 1))
+    return batch
+
+
+def _feed(doc: Doc, nodes: list[Item], _out: _Out) -> list[SourcedEntry]:
+    batch: list[SourcedEntry] = []
+    for node in nodes:
+        assert isinstance(node, Node)
+        e = to_feed_entry(node)
+        if e is not None:
+            batch.append(SourcedEntry(e, doc.source, node.line))
+    return batch
+
+
+def _index_refs(doc: Doc, nodes: list[Item], _out: _Out) -> list[SourcedEntry]:
+    """The sitemaps an index lists, as entries (``--no-follow``)."""
+    batch: list[SourcedEntry] = []
+    for node in nodes:
+        if isinstance(node, tuple):
+            ref = SitemapRef(node[1].strip(), node[2]) if not node[0] else None
+            line = node[5]
+        elif isinstance(node, Node) and is_sitemap_entry(node, "sitemapindex", doc.core_ns):
+            ref = to_sitemap_ref(node, doc.core_ns)
+            line = node.line
+        else:  # strict-lane blocks come only to the validator
+            continue
+        if ref is not None and ref.loc:
+            batch.append(SourcedEntry(UrlEntry(ref.loc, ref.lastmod), doc.source, line))
+    return batch
+
+
+_Reader = Callable[[Doc, list[Item], _Out], list[SourcedEntry]]
+#: kind -> how its nodes become entries (an index gives entries only when not followed)
+ENTRY_READERS: Final[dict[Kind, _Reader]] = {
+    "urlset": _urlset,
+    "text": _text_lines,
+    "rss": _feed,
+    "atom": _feed,
+    "sitemapindex": _index_refs,
+}
+
+
+def _batch(doc: Doc, nodes: list[Item], out: _Out, follow: bool) -> list[SourcedEntry]:
+    """The entries of one batch of nodes of ``doc``: non-web and over-long locs left out."""
+    read = ENTRY_READERS.get(doc.kind) if doc.kind is not None else None
+    if read is None or (doc.kind == "sitemapindex" and follow):
+        return []
+    batch = read(doc, nodes, out)
+    if all_plain([b.entry.loc for b in batch]):
+        return batch
+    return [b for b in batch if _keep(doc, b.entry.loc, b.line, out)]
+
+
+def _note(ev: Event, out: _Out) -> None:
     if ev.kind in ("finding", "unreadable") and ev.finding is not None:
-        log.append(ev.finding)
+        out.note(ev.finding)
     elif ev.kind == "end":
-        log.extend(tolerances(ev.doc))
+        for f in tolerances(ev.doc):
+            out.note(f)
 
 
 async def _abatches(
@@ -383,13 +441,40 @@ async def _abatches(
     walker = Walker(
         session=session, limits=limits, sitemap_url=sitemap_url, follow=follow, lean=lean
     )
+    out = _Out(log)
     async for ev in walker.walk(sources):
         if ev.kind == "nodes":
-            batch = _batch(ev.doc, ev.nodes, log, follow)
+            batch = _batch(ev.doc, ev.nodes, out, follow)
             if batch:
                 yield batch
         else:
-            _note(ev, log)
+            _note(ev, out)
+    out.close()
+
+
+def _run_locs(doc: Doc, nodes: list[Item], out: _Out) -> list[str]:
+    """The locs of a urlset batch from the loc lane (runs, plain tuples, nodes)."""
+    core = doc.core_ns
+    if core not in TOLERATED_CORE_NS:
+        return []
+    locs: list[str] = []
+    add = locs.append
+    for node in nodes:
+        if isinstance(node, LocRun):
+            run = node.locs
+            if all_plain(run):
+                locs.extend(run)
+            else:  # a run has no lines: its left-out locs are noted without one
+                locs.extend(loc for loc in run if _keep(doc, loc, None, out))
+        elif isinstance(node, tuple):
+            loc = node[1].strip()
+            if node[0] and loc and _keep(doc, loc, node[5], out):
+                add(loc)
+        elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
+            e = to_url_entry(node, core)
+            if e is not None and _keep(doc, e.loc, node.line, out):
+                add(e.loc)
+    return locs
 
 
 async def _alocs(
@@ -397,34 +482,19 @@ async def _alocs(
 ) -> AsyncGenerator[list[str], None]:
     """Only the locs: what ``sitemapkit urls`` prints, without building an entry per URL."""
     walker = Walker(session=None, limits=limits, follow=follow, locs_only=True)
+    out = _Out(log)
     async for ev in walker.walk(sources):
         if ev.kind != "nodes":
-            _note(ev, log)
+            _note(ev, out)
             continue
         doc = ev.doc
         if doc.kind == "urlset":
-            core = doc.core_ns
-            if core not in TOLERATED_CORE_NS:
-                continue
-            locs: list[str] = []
-            add = locs.append
-            for node in ev.nodes:
-                if isinstance(node, LocRun):
-                    locs.extend(node.locs)
-                elif isinstance(node, tuple):
-                    loc = node[1].strip()
-                    if node[0] and loc:
-                        add(loc)
-                elif isinstance(node, Node) and node.name == "url":
-                    e = to_url_entry(node, core)
-                    if e is not None:
-                        add(e.loc)
-            if locs:
-                yield locs
+            locs = _run_locs(doc, ev.nodes, out)
         else:
-            batch = _batch(doc, ev.nodes, log, follow)
-            if batch:
-                yield [b.entry.loc for b in batch]
+            locs = [b.entry.loc for b in _batch(doc, ev.nodes, out, follow)]
+        if locs:
+            yield locs
+    out.close()
 
 
 def iter_locs(

@@ -75,6 +75,7 @@ class Decoder:
         self._head = b""
         self._z: zlib._Decompress | None = None
         self._members_done = 0
+        self._first_out = True
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """Document bytes for ``data``, in pieces of at most :data:`PIECE_BYTES`."""
@@ -127,6 +128,9 @@ class Decoder:
             except zlib.error as exc:
                 raise SourceProblem("gzip-invalid", f"does not decompress: {exc}") from None
             if chunk:
+                if self._first_out:
+                    self._first_out = False
+                    _refuse_nested(chunk)
                 yield self._count(chunk)
             data = z.unconsumed_tail or z.unused_data
             if z.unconsumed_tail:
@@ -145,6 +149,17 @@ class Decoder:
         if self.gzip and self._z is not None and not self._z.eof:
             raise SourceProblem("gzip-invalid", "is truncated (the gzip stream ends early)")
         return b""
+
+
+def _refuse_nested(first: bytes) -> None:
+    """A gzip whose content is gzip again (compressed twice) is named, not read as text."""
+    if first.startswith(_GZIP_MAGIC):
+        raise SourceProblem(
+            "gzip-invalid",
+            "is gzip inside gzip (compressed twice); a sitemap may be gzipped only once",
+        )
+    if first.startswith(_ZIP_MAGIC):
+        raise SourceProblem("gzip-invalid", "is a zip archive inside gzip, not a sitemap")
 
 
 def iter_file_chunks(path: str) -> Iterator[bytes]:

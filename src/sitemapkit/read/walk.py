@@ -20,9 +20,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.limits import SITEMAP_NS
+from sitemapkit.limits import MAX_RUN_BYTES, SITEMAP_NS
 from sitemapkit.model import Finding, Severity
 from sitemapkit.read.discover import discover, parse_robots_sitemaps
+from sitemapkit.read.kinds import Kind
 from sitemapkit.read.source import (
     Decoder,
     FetchInfo,
@@ -43,7 +44,6 @@ from sitemapkit.read.xmlstream import (
 if TYPE_CHECKING:
     import aiohttp
 
-ATOM_NS: Final = "http://www.w3.org/2005/Atom"
 #: Namespaces a tolerant reader accepts for urlset/sitemapindex (old Google ones, https form).
 TOLERATED_CORE_NS: Final = frozenset(
     {
@@ -67,7 +67,7 @@ class Doc:
     depth: int = 0
     parent: Doc | None = None
     parent_line: int | None = None
-    kind: str | None = None  # urlset | sitemapindex | rss | atom | text
+    kind: Kind | None = None
     facts: XmlFacts = field(default_factory=XmlFacts)
     gzip: bool = False
     fetch: FetchInfo | None = None
@@ -126,20 +126,37 @@ def _finding(
 
 
 class TextParser:
-    """Text sitemaps: one URL per line, UTF-8; lines come out as ``line`` nodes."""
+    """Text sitemaps: one URL per line, UTF-8; lines come out as ``line`` nodes.
 
-    def __init__(self) -> None:
+    A line longer than :data:`~sitemapkit.limits.MAX_RUN_BYTES` is dropped as soon as
+    the cap is passed (skipped up to its line end, noted in :attr:`problems`): holding
+    it would cost memory, and joining chunk to growing tail, time, both without bound.
+    """
+
+    def __init__(self, max_line: int = MAX_RUN_BYTES) -> None:
         self._tail = b""
         self._lineno = 0
+        self._skipping = False
+        self.max_line = max_line
         self.out: list[Item] = []
+        #: (code, message, line) of lines refused, for the walker to report
+        self.problems: list[tuple[str, str, int]] = []
         self.entries = 0
 
     def feed(self, data: bytes, final: bool = False) -> None:
-        data = self._tail + data
+        if self._skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return
+            data, self._skipping = data[nl + 1 :], False
+        data = self._tail + data  # the tail is under the cap: each copy is bounded
         lines = data.split(b"\n")
-        self._tail = b"" if final else lines.pop()
+        tail = b"" if final else lines.pop()
         for raw in lines:
             self._lineno += 1
+            if len(raw) > self.max_line:
+                self._refuse()
+                continue
             if self._lineno == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             text = raw.decode("utf-8", "replace").rstrip("\r")
@@ -149,6 +166,20 @@ class TextParser:
             node.text = text
             self.out.append(node)
             self.entries += 1
+        if len(tail) > self.max_line:
+            self._lineno += 1
+            self._refuse()
+            tail, self._skipping = b"", True
+        self._tail = tail
+
+    def _refuse(self) -> None:
+        self.problems.append(
+            (
+                "limit-run-bytes",
+                f"line longer than {self.max_line:,} bytes skipped (limit max-run-bytes)",
+                self._lineno,
+            )
+        )
 
 
 class Walker:
@@ -324,10 +355,8 @@ class Walker:
                             data, head = head, b""
                             doc.gzip = bool(decoder.gzip)
                         parser.feed(data)
-                        if parser.out:
-                            nodes, parser.out = parser.out, []
-                            self._collect_children(doc, nodes)
-                            yield Event("nodes", doc, nodes)
+                        for ev in self._drain(doc, parser):
+                            yield ev
             data = decoder.finish()
             if parser is None:
                 head += data
@@ -336,10 +365,8 @@ class Walker:
                 doc.gzip = bool(decoder.gzip)
             assert parser is not None
             parser.feed(data, True)
-            if parser.out:
-                nodes, parser.out = parser.out, []
-                self._collect_children(doc, nodes)
-                yield Event("nodes", doc, nodes)
+            for ev in self._drain(doc, parser):
+                yield ev
         except OSError as exc:
             yield self._missing(doc, f"cannot be read: {exc.strerror or exc}", "file-unreadable")
             return
@@ -353,10 +380,9 @@ class Walker:
             yield Event("finding", doc, finding=_finding(doc, p.code, Severity.ERROR, p.message))
         except ParseProblem as p:
             doc.stopped = True
-            if parser is not None and parser.out:
-                nodes, parser.out = parser.out, []
-                self._collect_children(doc, nodes)
-                yield Event("nodes", doc, nodes)
+            if parser is not None:
+                for ev in self._drain(doc, parser):
+                    yield ev
             sev = Severity.ERROR
             yield Event(
                 "finding", doc, finding=_finding(doc, p.code, sev, p.message, p.line, p.col)
@@ -371,6 +397,20 @@ class Walker:
         if doc.kind == "sitemapindex" and self.follow:
             async for ev in self._follow(doc):
                 yield ev
+
+    def _drain(self, doc: Doc, parser: XmlStreamParser | TextParser) -> list[Event]:
+        """The events of what ``parser`` has finished: its nodes, then lines it refused."""
+        events: list[Event] = []
+        if parser.out:
+            nodes, parser.out = parser.out, []
+            self._collect_children(doc, nodes)
+            events.append(Event("nodes", doc, nodes))
+        if isinstance(parser, TextParser) and parser.problems:
+            for code, msg, line in parser.problems:
+                f = _finding(doc, code, Severity.ERROR, msg, line, 1)
+                events.append(Event("finding", doc, finding=f))
+            parser.problems.clear()
+        return events
 
     def _missing(self, doc: Doc, reason: str, code: str) -> Event:
         if doc.parent is not None:
@@ -507,16 +547,8 @@ class Walker:
 
 
 def _set_kind(doc: Doc) -> None:
-    if doc.kind is not None:
-        return
-    name = doc.facts.root_name
-    ns = doc.facts.root_ns or ""
-    if name in ("rss", "RDF"):
-        doc.kind = "rss"
-    elif name == "feed" and ns == ATOM_NS:
-        doc.kind = "atom"
-    elif name in ("urlset", "sitemapindex"):
-        doc.kind = name
+    if doc.kind is None:
+        doc.kind = doc.facts.kind
 
 
 def _file_chunks(path: str) -> Iterator[bytes]:

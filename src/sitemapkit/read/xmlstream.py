@@ -34,12 +34,13 @@ from functools import lru_cache
 from typing import Final
 from xml.parsers import expat
 
+from sitemapkit.limits import MAX_RUN_BYTES, MAX_TEXT_CHARS
+from sitemapkit.read.entries import all_plain
+from sitemapkit.read.kinds import ENTRY_NAMES, Kind, kind_of_root, root_unknown_message
 from sitemapkit.read.lanes import XML_CHARS, Block, StrictLane, extension_prefixes
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
 MAX_XML_DEPTH: Final = 64
-#: One element's text is kept up to this many characters; the rest is dropped (and noted).
-MAX_TEXT_CHARS: Final = 65_536
 #: How far into a file we look for an XML declaration hidden behind leading junk.
 LEADING_SCAN_BYTES: Final = 4_096
 
@@ -122,15 +123,6 @@ _CONTINUATION: Final = bytes(range(0x80, 0xC0))
 _AFTER_NAME: Final = (b">", b" ", b"\t", b"\n", b"\r", b"/")
 #: bytes held back at a chunk's end, waiting for the rest of a plain entry
 _MAX_HOLD: Final = 1 << 20
-
-#: root local name -> the local name of its entries (None: every child of the root).
-ENTRY_NAMES: Final[dict[str, str | None]] = {
-    "urlset": None,
-    "sitemapindex": None,
-    "rss": "item",
-    "RDF": "item",
-    "feed": "entry",
-}
 
 
 def _root_start(data: bytes) -> re.Match[bytes] | None:
@@ -238,6 +230,8 @@ class XmlFacts:
 
     root_ns: str | None = None
     root_name: str | None = None
+    #: what the root makes the document (:func:`~sitemapkit.read.kinds.kind_of_root`)
+    kind: Kind | None = None
     root_line: int = 1
     root_col: int = 1
     has_declaration: bool = False
@@ -267,6 +261,7 @@ class XmlStreamParser:
     ) -> None:
         self.facts = XmlFacts()
         self._fed = 0  # bytes expat has accepted so far
+        self._run = 0  # bytes of the tag still open at the end of the data (see _check_run)
         self._skew = 0  # stream bytes minus bytes expat saw (runs blanked per character)
         self._tail = b""  # the last of them, to name bad bytes split across chunks
         #: locs_only: the caller wants only each url's loc (``sitemapkit urls``), so the
@@ -309,6 +304,7 @@ class XmlStreamParser:
     def feed(self, data: bytes, final: bool = False) -> None:
         """Parse ``data``; raise :class:`ParseProblem` when the file cannot go on."""
         self.facts.byte_size += len(data)
+        self._check_run(data)
         if not self._started:
             self._head += data
             if len(self._head) < LEADING_SCAN_BYTES and not final:
@@ -328,6 +324,31 @@ class XmlStreamParser:
                 self._fast_feed(data, final)
         else:
             self._parse(data, final)
+
+    def _check_run(self, data: bytes) -> None:
+        """Stop as soon as one tag (``<`` with no ``>`` yet: a start tag with its attributes,
+        a comment, a PI) passes :data:`~sitemapkit.limits.MAX_RUN_BYTES`.  expat scans an
+        unfinished token again on every feed, so a 60 MB attribute took a minute; text is
+        reported piece by piece and needs no cap here."""
+        cap = MAX_RUN_BYTES
+        if len(data) > cap:  # a tag inside the piece could pass the cap: look piece by piece
+            for at in range(0, len(data), cap):
+                self._check_run(data[at : at + cap])
+            return
+        lt, gt = data.rfind(b"<"), data.rfind(b">")
+        if lt > gt:
+            self._run = len(data) - lt
+        elif gt >= 0:
+            self._run = 0
+        elif self._run:
+            self._run += len(data)
+        if self._run > cap:
+            raise ParseProblem(
+                "limit-run-bytes",
+                f"a tag longer than {cap:,} bytes (attributes or comment; limit max-run-bytes)",
+                self._p.CurrentLineNumber + self._line_offset,
+                None,
+            )
 
     def _parse(self, data: bytes, final: bool = False) -> None:
         try:
@@ -358,11 +379,11 @@ class XmlStreamParser:
             self._parse(data, final)
             return
         self._parse(data[: m.end()])
-        if self._depth != 1 or self.facts.root_name not in ("urlset", "sitemapindex"):
+        if self._depth != 1 or self.facts.kind not in ("urlset", "sitemapindex"):
             self._parse(data[m.end() :], final)
             return
         if self._strict is not None:
-            lane = self._strict(self.facts) if self.facts.root_name == "urlset" else None
+            lane = self._strict(self.facts) if self.facts.kind == "urlset" else None
             if lane is None:
                 self._parse(data[m.end() :], final)
                 return
@@ -372,7 +393,7 @@ class XmlStreamParser:
             self._strict_feed(b"", final, start=m.end())
             return
         self._fast = True
-        self._entry_tag = b"<url>" if self.facts.root_name == "urlset" else b"<sitemap>"
+        self._entry_tag = b"<url>" if self.facts.kind == "urlset" else b"<sitemap>"
         self._pend = data
         if self.locs_only and self._entry_tag == b"<url>":
             self._locs_feed(b"", final, start=m.end())
@@ -522,10 +543,11 @@ class XmlStreamParser:
             text = chunk.decode("utf-8")
         except UnicodeDecodeError:
             return False
+        values = text.replace("&amp;", "&") if "&" in text else text
+        locs: list[str] = _LOC_HEADS.findall(values)
+        if not all_plain(locs):  # a loc the reader leaves out is named with its line
+            return False
         self._parse_blanked(chunk, text)
-        if "&" in text:
-            text = text.replace("&amp;", "&")
-        locs: list[str] = _LOC_HEADS.findall(text)
         self.out.append(LocRun(locs))
         self.facts.entries += len(locs)
         return True
@@ -819,14 +841,12 @@ class XmlStreamParser:
         facts.root_attrs = attrs
         facts.root_line, facts.root_col = self._pos()
         self._depth = 1
-        if name not in ENTRY_NAMES:
+        kind = facts.kind = kind_of_root(name, ns)
+        if kind is None:
             raise ParseProblem(
-                "root-unknown",
-                f"root element <{name}> is neither urlset nor sitemapindex",
-                facts.root_line,
-                facts.root_col,
+                "root-unknown", root_unknown_message(name, ns), facts.root_line, facts.root_col
             )
-        self._entry_name = ENTRY_NAMES[name]
+        self._entry_name = ENTRY_NAMES[kind]
         self._outside()
 
     # Two handler sets, swapped per entry: outside entries only depth is kept; inside,

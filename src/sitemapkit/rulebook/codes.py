@@ -91,6 +91,7 @@ LIMIT_CODES: Final[dict[str, Severity]] = {
     "limit-sitemaps-followed": E,
     "limit-timeout": E,
     "limit-xml-depth": E,
+    "limit-run-bytes": E,
     "fetch-failed": E,
     "file-unreadable": E,
     "sitemap-not-found": E,

@@ -4,7 +4,10 @@ The engine never holds the frontier or the seen-set in Python containers: it
 asks the store, so memory stays flat however large the site is, and a crawl
 killed at any moment can be resumed from the store alone.  SQLite is the
 default engine (:mod:`sitemapkit.store.sqlite`); another engine only has to
-implement these methods.
+implement these methods (the contract tests in ``tests/store/test_contract.py``
+are written against this protocol, parametrised over the implementations).
+Nothing outside ``store/`` runs SQL or knows a schema: stores are opened by a
+spec (a path or a URL) through :func:`sitemapkit.store.open_store`.
 
 URL states, as stored:
 
@@ -22,9 +25,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 from sitemapkit.model import Alternate, PageRecord
+
+#: How a store is opened.  ``read``: an existing crawl, read-only and without the lock (it
+#: may be read while a crawl writes it).  The others lock the store for this process until
+#: ``close()`` and check it only once locked: ``open`` (create or continue), ``resume`` (an
+#: existing crawl), ``new`` (nothing there yet), ``replace`` (throw away what is there).
+OpenMode = Literal["read", "open", "resume", "new", "replace"]
 
 
 class UrlState(enum.IntEnum):
@@ -74,6 +83,12 @@ class Outcome:
     alternates: tuple[Alternate, ...] = ()
     images: tuple[str, ...] = ()
     fetched_at: float | None = None
+    #: ``rendered``, ``render-timeout`` or ``render-failed``; ``None``: not rendered.
+    render: str | None = None
+    #: Why it was rendered (``always``, ``app-shell``, ``section-sample`` ...).
+    render_why: str | None = None
+    #: Links only the rendered page had (its raw HTML lacked them).
+    rendered_links: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +109,15 @@ class SitemapRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Fate:
+    """Where one URL stands: enough for the engine to judge its start URL on resume."""
+
+    state: UrlState
+    status: int | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation:
     """Everything the store knows about one URL (``--why``)."""
 
@@ -107,17 +131,37 @@ class Explanation:
 
 
 class CrawlStore(Protocol):
-    """The crawl's memory.  Writes may be buffered until :meth:`commit`."""
+    """The crawl's memory.  Writes may be buffered until :meth:`commit`.
+
+    A store opened for writing is held by one process for the whole run (a lock
+    that dies with the process); a store opened read-only may be read while a
+    crawl writes it.  Failures of the engine underneath (disk full, I/O error,
+    lost connection) are raised as :class:`~sitemapkit.errors.StoreError`; the
+    caller then calls :meth:`rollback` and stops: the last committed state is what a
+    ``--resume`` continues from.
+    """
+
+    #: Where the store is (a path or a URL without secrets), for messages.
+    name: str
 
     def get_meta(self, key: str) -> str | None: ...
     def set_meta(self, key: str, value: str) -> None: ...
 
+    def meta(self) -> dict[str, str]:
+        """Every meta key and value (the crawl's start URL, config, state ...)."""
+        ...
+
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
-        """Id and state of the given URLs the store already knows."""
+        """Id and state of the given URLs the store already knows.
+
+        The id is exact, and so is whether the URL is ``HELD`` (what the engine acts
+        on); ``QUEUED``/``CLAIMED``/``DONE`` may lag, since a store may answer repeated
+        navigation links from a cache.  Use :meth:`fate` for the exact state.
+        """
         ...
 
     def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
-        """Insert the URLs not yet known; return every given URL's id and current state."""
+        """Insert the URLs not yet known; return every given URL's id and state (as lookup)."""
         ...
 
     def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
@@ -134,6 +178,14 @@ class CrawlStore(Protocol):
 
     def finish(self, url_id: int, outcome: Outcome) -> None: ...
 
+    def decide(self, url_id: int, reason: str, detail: str | None) -> None:
+        """Mark a URL ``DONE`` and not indexable, keeping what was fetched (status, type)."""
+        ...
+
+    def fate(self, url_id: int) -> Fate | None:
+        """State, status and reason of one URL (``None`` when the id is unknown)."""
+        ...
+
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None: ...
 
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None: ...
@@ -143,11 +195,33 @@ class CrawlStore(Protocol):
         ...
 
     def counts(self) -> dict[str, int]:
-        """``queued``, ``claimed``, ``done``, ``fetched``, ``indexable``, ``errors``."""
+        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``."""
+        ...
+
+    def queued(self) -> int:
+        """URLs waiting in the frontier."""
+        ...
+
+    def reasons(self) -> dict[str, int]:
+        """URLs not in the sitemap, counted by reason (unfinished ones as ``not-crawled``)."""
         ...
 
     def sitemap_rows(self) -> Iterator[SitemapRow]: ...
 
+    def page_records(self) -> Iterator[PageRecord]:
+        """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
+        ...
+
+    def explain(self, url: str) -> Explanation | None:
+        """Everything known about ``url`` (``--why``); ``None`` when never seen."""
+        ...
+
     def commit(self) -> None: ...
 
-    def close(self) -> None: ...
+    def rollback(self) -> None:
+        """Drop the writes since the last commit (after a failed write)."""
+        ...
+
+    def close(self) -> None:
+        """Commit what is pending, then release the store (and its lock)."""
+        ...

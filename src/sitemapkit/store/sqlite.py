@@ -13,26 +13,41 @@ Why this shape:
 * The seen-set is the ``UNIQUE`` index on ``urls.url``; a bounded dict in front
   saves the lookups for the navigation links every page repeats.
 * Schema changes are numbered migrations recorded in ``PRAGMA user_version``.
+* A store opened for writing holds :class:`~sitemapkit.store.lock.StoreLock`
+  from before the file is opened (or replaced) until :meth:`SqliteStore.close`.
+* Every ``sqlite3`` failure of a write (``database or disk is full``, I/O
+  errors) becomes one :class:`~sitemapkit.errors.StoreWriteError` naming the
+  file; :meth:`SqliteStore.rollback` then drops the batch, whose URLs are still
+  ``QUEUED``/``CLAIMED`` in the committed state.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
-from sitemapkit.errors import StoreError
+from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
+    Fate,
     LinkRow,
     NewUrl,
+    OpenMode,
     Outcome,
     SitemapRow,
     UrlState,
 )
+from sitemapkit.store.lock import StoreLock
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
@@ -86,6 +101,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX images_page ON images(page_id);
     CREATE TABLE migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL);
     """,
+    # 2: rendering (issue 14): how each rendered page went, and the links only it had.
+    """
+    CREATE TABLE renders (
+        page_id INTEGER PRIMARY KEY,
+        status TEXT NOT NULL,
+        why TEXT,
+        links TEXT NOT NULL DEFAULT ''
+    );
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -130,24 +154,79 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             raise
 
 
-class SqliteStore:
-    """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``."""
+def _writes(
+    method: Callable[Concatenate[SqliteStore, _P], _R],
+) -> Callable[Concatenate[SqliteStore, _P], _R]:
+    """Turn an ``sqlite3`` failure of a write into one :class:`StoreWriteError` line."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
+    @functools.wraps(method)
+    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
-            self._conn = _connect(self.path, readonly=False)
-            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+
+    return guarded
+
+
+def remove_database(path: Path) -> None:
+    """Delete a crawl database and its WAL companions (the caller holds the lock)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+class SqliteStore:
+    """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
+
+    ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
+    ``read`` takes the lock first and checks the file only while holding it.
+    """
+
+    def __init__(self, path: Path | str, *, mode: OpenMode = "open") -> None:
+        self.path = Path(path)
+        self.name = str(path)
+        self._lock: StoreLock | None = None
+        if mode == "read":
+            if not is_crawl_db(self.path):
+                raise StoreError(f"{self.path}: not a sitemapkit crawl database")
+            self._conn = _connect(self.path, readonly=True)
+        else:
+            self._lock = StoreLock(self.path)
+            try:
+                self._prepare_file(mode)
+                self._conn = self._open_for_writing()
+            except BaseException:
+                self._lock.release()
+                raise
+        self._in_tx = False
+        self._closed = False
+        self._cache: dict[str, tuple[int, UrlState]] = {}
+
+    def _prepare_file(self, mode: OpenMode) -> None:
+        if mode == "replace":
+            remove_database(self.path)
+        elif mode == "new" and self.path.exists():
+            raise StoreError(
+                f"{self.path} already exists: add --resume to continue it, or pick another --db"
+            )
+        elif mode == "resume" and not is_crawl_db(self.path):
+            raise StoreError(f"{self.path} is not a crawl database to resume")
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        try:
+            conn = _connect(self.path, readonly=False)
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"{self.path}: cannot switch the database to WAL mode")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-            self._conn.execute("PRAGMA temp_store = MEMORY")
-            self._conn.execute("PRAGMA cache_size = -4000")
-            _migrate(self._conn, str(self.path))
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            conn.execute("PRAGMA cache_size = -4000")
+            _migrate(conn, str(self.path))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
-        self._in_tx = False
-        self._cache: dict[str, tuple[int, UrlState]] = {}
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
+        return conn
 
     # -- transactions -------------------------------------------------------------
     def _begin(self) -> sqlite3.Connection:
@@ -156,26 +235,46 @@ class SqliteStore:
             self._in_tx = True
         return self._conn
 
+    @_writes
     def commit(self) -> None:
         if self._in_tx:
             self._conn.execute("COMMIT")
             self._in_tx = False
 
+    def rollback(self) -> None:
+        """Drop the pending batch (SQLite may already have rolled it back itself)."""
+        self._in_tx = False
+        self._cache.clear()
+        with contextlib.suppress(sqlite3.Error):
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+
     def close(self) -> None:
-        self.commit()
-        self._conn.close()
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.commit()
+        finally:
+            self._conn.close()
+            if self._lock is not None:
+                self._lock.release()
 
     # -- meta ---------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    @_writes
     def set_meta(self, key: str, value: str) -> None:
         self._begin().execute(
             "INSERT INTO meta(key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    def meta(self) -> dict[str, str]:
+        return {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
 
     # -- frontier -----------------------------------------------------------------
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
@@ -208,6 +307,7 @@ class SqliteStore:
                 found[url] = value
                 cache[url] = value
 
+    @_writes
     def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
         found: dict[str, tuple[int, UrlState]] = {}
         missing: dict[str, NewUrl] = {}
@@ -232,6 +332,7 @@ class SqliteStore:
         self._select(list(missing), found)
         return found
 
+    @_writes
     def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
         rows = list(ids)
         if not rows:
@@ -246,6 +347,7 @@ class SqliteStore:
             if url_id in wanted and state == UrlState.HELD:
                 self._cache[url] = (url_id, UrlState.QUEUED)
 
+    @_writes
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
@@ -256,6 +358,7 @@ class SqliteStore:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
         return [Claimed(int(r[0]), str(r[1]), int(r[2])) for r in rows]
 
+    @_writes
     def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
         conn = self._begin()
         cur = conn.execute(
@@ -268,12 +371,14 @@ class SqliteStore:
         self._cache[url] = (url_id, UrlState.CLAIMED)
         return Claimed(url_id, url, depth)
 
+    @_writes
     def release_claims(self) -> int:
         cur = self._begin().execute("UPDATE urls SET state = 0 WHERE state = 1")
         self._cache.clear()
         return int(cur.rowcount)
 
     # -- results ------------------------------------------------------------------
+    @_writes
     def finish(self, url_id: int, outcome: Outcome) -> None:
         conn = self._begin()
         conn.execute(
@@ -307,7 +412,32 @@ class SqliteStore:
                 "INSERT INTO images(page_id, loc) VALUES (?, ?)",
                 [(url_id, loc) for loc in outcome.images],
             )
+        if outcome.render is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
+                (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+            )
 
+    @_writes
+    def decide(self, url_id: int, reason: str, detail: str | None) -> None:
+        self._begin().execute(
+            "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
+            (reason, detail, url_id),
+        )
+
+    def fate(self, url_id: int) -> Fate | None:
+        row = self._conn.execute(
+            "SELECT state, status, reason FROM urls WHERE id = ?", (url_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return Fate(
+            UrlState(int(row[0])),
+            None if row[1] is None else int(row[1]),
+            None if row[2] is None else str(row[2]),
+        )
+
+    @_writes
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
         if links:
             self._begin().executemany(
@@ -315,6 +445,7 @@ class SqliteStore:
                 [(from_id, link.to_id, 1 if link.nofollow else 0, link.kind) for link in links],
             )
 
+    @_writes
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
         self._begin().execute(
             "INSERT INTO redirects(from_id, hop, to_url, status) VALUES (?, ?, ?, ?)",
@@ -329,8 +460,35 @@ class SqliteStore:
         """URLs waiting in the frontier (a count over the partial queue index)."""
         return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
 
+    def reasons(self) -> dict[str, int]:
+        return {
+            str(reason): int(n)
+            for reason, n in self._conn.execute(
+                "SELECT COALESCE(reason, CASE WHEN state IN (0, 1) THEN 'not-crawled' END), "
+                "COUNT(*) FROM urls WHERE indexable = 0 GROUP BY 1"
+            )
+        }
+
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
+
+    def page_records(self) -> Iterator[PageRecord]:
+        """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
+
+        Streams (constant memory); ``inlinks`` counts distinct pages linking to
+        the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
+        holds ``found_from`` (the page the URL was first found on) and
+        ``detail`` (the canonical target, trap or redirect explanation) when known;
+        for a rendered page, ``render`` (``rendered``, ``render-timeout`` ...),
+        ``render_why`` and ``rendered_links`` (space-separated URLs only rendering found).
+        """
+        cur = self._conn.execute(_RECORD_SQL + " ORDER BY u.id")
+        while True:
+            rows = cur.fetchmany(1000)
+            if not rows:
+                return
+            for row in rows:
+                yield _record(row)
 
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
@@ -385,8 +543,9 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 _RECORD_SQL = (
     "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
     "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url "
-    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from"
+    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url, "
+    "r.status, r.why, r.links "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 
 
@@ -400,6 +559,10 @@ def _record(row: Sequence[object]) -> PageRecord:
         extra["detail"] = str(row[14])
     if row[15] is not None:
         extra["found_from"] = str(row[15])
+    if row[16] is not None:  # rendered: how it went, why, and the links only rendering found
+        extra["render"] = str(row[16])
+        extra["render_why"] = str(row[17] or "")
+        extra["rendered_links"] = " ".join(str(row[18]).split())
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
@@ -466,7 +629,7 @@ def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
     )
 
 
-# -- public module functions -------------------------------------------------------
+# -- the file test -------------------------------------------------------
 
 
 def is_crawl_db(path: Path | str) -> bool:
@@ -485,50 +648,5 @@ def is_crawl_db(path: Path | str) -> bool:
         return app == APPLICATION_ID and version >= 1
     except sqlite3.Error:
         return False
-    finally:
-        conn.close()
-
-
-def open_readonly(path: Path | str) -> sqlite3.Connection:
-    """Open a crawl database for reading, or raise :class:`StoreError` naming the file."""
-    if not is_crawl_db(path):
-        raise StoreError(f"{path}: not a sitemapkit crawl database")
-    return _connect(path, readonly=True)
-
-
-def iter_page_records(db_path: Path | str) -> Iterator[PageRecord]:
-    """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
-
-    Streams from the file (constant memory); ``inlinks`` counts distinct pages
-    linking to the URL, ``reason`` is ``None`` only for URLs in the sitemap.  ``extra``
-    holds ``found_from`` (the page the URL was first found on) and ``detail`` (the
-    canonical target, trap or redirect explanation) when known.
-    """
-    conn = open_readonly(db_path)
-    try:
-        cur = conn.execute(_RECORD_SQL + " ORDER BY u.id")
-        while True:
-            rows = cur.fetchmany(1000)
-            if not rows:
-                return
-            for row in rows:
-                yield _record(row)
-    finally:
-        conn.close()
-
-
-def explain_url(db_path: Path | str, url: str) -> Explanation | None:
-    """What the crawl in ``db_path`` knows about ``url`` (``None`` when never seen)."""
-    conn = open_readonly(db_path)
-    try:
-        return _explain(conn, url)
-    finally:
-        conn.close()
-
-
-def crawl_meta(db_path: Path | str) -> dict[str, str]:
-    conn = open_readonly(db_path)
-    try:
-        return {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
     finally:
         conn.close()

@@ -8,7 +8,6 @@ Schema orders come from the published XSDs; the limits from Google's docs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
@@ -16,7 +15,9 @@ from urllib.parse import urlsplit
 
 from sitemapkit import dates, limits
 from sitemapkit.read.xmlstream import Node
-from sitemapkit.rulebook.langcodes import ISO3166_1, hreflang_problem
+from sitemapkit.rulebook import Problem, media
+from sitemapkit.rulebook.hreflang import code_problem, conflict_problem, no_self_problem
+from sitemapkit.rulebook.loc import bad_http_uri, is_absolute
 
 #: emit(code, message, node, url)
 Emit = Callable[[str, str, Node, "str | None"], None]
@@ -36,13 +37,6 @@ NEWS_ORDER: Final = (
     "publication", "access", "genres", "publication_date", "title", "keywords", "stock_tickers",
 )  # fmt: skip
 NEWS_LEGACY: Final = frozenset({"access", "genres", "keywords", "stock_tickers"})
-#: scheme, optional userinfo, a host (or [IPv6]) and an optional numeric port, then the end
-#: of the authority: what the XSDs' anyURI accepts for an absolute http(s) URL and more.
-ABSOLUTE = re.compile(
-    r"https?://(?:[^/?#\s@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^/?#\s:@\[\]]+)(?::[0-9]+)?(?=[/?#]|$)",
-    re.IGNORECASE,
-)
-_ABS = ABSOLUTE
 #: attributes the extension schemas allow, per element (xsi:* are always allowed)
 EXT_ATTRS: Final[dict[str, frozenset[str]]] = {
     "player_loc": frozenset({"allow_embed", "autoplay"}),
@@ -71,20 +65,9 @@ def _check_attrs(node: Node, emit: Emit, what: str) -> None:
             return
 
 
-_NEWS_LANG = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
-_PLATFORMS = frozenset({"web", "mobile", "tv"})
-
-
-_HTTP_SCHEME = re.compile(r"https?:", re.IGNORECASE)
-
-
-def bad_http_uri(value: str) -> bool:
-    """True for an http(s) URL the schemas' anyURI rejects (bad authority or port)."""
-    return _HTTP_SCHEME.match(value) is not None and ABSOLUTE.match(value) is None
-
-
-def is_absolute(url: str) -> bool:
-    return _ABS.match(url) is not None
+def _emit(emit: Emit, problem: Problem | None, node: Node, url: str | None = None) -> None:
+    if problem is not None:
+        emit(problem[0], problem[1], node, url)
 
 
 _RANKS: dict[tuple[str, ...], dict[str, int]] = {}
@@ -134,12 +117,7 @@ def _order(
 
 def check_images(images: list[Node], emit: Emit, deprecated: Callable[[str, Node], None]) -> None:
     if len(images) > limits.MAX_IMAGES_PER_URL:
-        emit(
-            "image-too-many",
-            f"{len(images):,} images in one url, over {limits.MAX_IMAGES_PER_URL:,}",
-            images[limits.MAX_IMAGES_PER_URL],
-            None,
-        )
+        _emit(emit, media.images_count_problem(len(images)), images[limits.MAX_IMAGES_PER_URL])
     for img in images:
         kids = _order(img, IMAGE_ORDER, frozenset(), emit, "image:image")
         locs = kids.get("loc")
@@ -147,13 +125,7 @@ def check_images(images: list[Node], emit: Emit, deprecated: Callable[[str, Node
             emit("image-loc-invalid", "image:image has no image:loc", img, None)
         else:
             text = locs[0].text.strip()
-            if not is_absolute(text):
-                emit(
-                    "image-loc-invalid",
-                    f'image:loc "{text[:200]}" is not an absolute URL',
-                    locs[0],
-                    text,
-                )
+            _emit(emit, media.image_loc_problem(text), locs[0], text)
         lic = kids.get("license")
         if lic and bad_http_uri(lic[0].text.strip()):
             emit(
@@ -165,13 +137,6 @@ def check_images(images: list[Node], emit: Emit, deprecated: Callable[[str, Node
         for name in kids:
             if name in IMAGE_DEPRECATED:
                 deprecated(f"image:{name}", kids[name][0])
-
-
-def _int_in(text: str, lo: int, hi: int | None) -> bool:
-    if not text.isdigit():
-        return False
-    v = int(text)
-    return lo <= v and (hi is None or v <= hi)
 
 
 def check_video(
@@ -193,127 +158,17 @@ def check_video(
             video,
             None,
         )
-    for name in ("thumbnail_loc", "content_loc", "player_loc"):
-        value = text(name)
-        if value and not is_absolute(value):
-            emit(
-                "ext-schema",
-                f'video:{name} "{value[:200]}" is not an absolute URL',
-                kids[name][0],
-                value,
-            )
-        if name != "thumbnail_loc" and value and page and value == page:
-            emit(
-                "video-same-as-page",
-                f'video:{name} "{value[:200]}" is the page itself',
-                kids[name][0],
-                value,
-            )
-    title = text("title")
-    if title and len(title) > limits.MAX_VIDEO_TITLE:
-        emit(
-            "video-limits",
-            f"video:title is {len(title)} characters, over {limits.MAX_VIDEO_TITLE}",
-            kids["title"][0],
-            None,
-        )
-    desc = text("description")
-    if desc and len(desc) > limits.MAX_VIDEO_DESCRIPTION:
-        emit(
-            "video-limits",
-            f"video:description is {len(desc)} characters, over {limits.MAX_VIDEO_DESCRIPTION:,}",
-            kids["description"][0],
-            None,
-        )
-    duration = text("duration")
-    if duration is not None and not _int_in(
-        duration, limits.MIN_VIDEO_DURATION, limits.MAX_VIDEO_DURATION
-    ):
-        emit(
-            "video-limits",
-            f'video:duration "{duration}" is not 1–28,800 seconds',
-            kids["duration"][0],
-            None,
-        )
-    rating = text("rating")
-    if rating is not None:
-        try:
-            ok = 0.0 <= float(rating) <= 5.0
-        except ValueError:
-            ok = False
-        if not ok:
-            emit("video-limits", f'video:rating "{rating}" is not 0.0–5.0', kids["rating"][0], None)
-    views = text("view_count")
-    if views is not None and not _int_in(views, 0, None):
-        emit(
-            "video-limits",
-            f'video:view_count "{views}" is not a whole number ≥ 0',
-            kids["view_count"][0],
-            None,
-        )
-    tags = kids.get("tag", [])
-    if len(tags) > limits.MAX_VIDEO_TAGS:
-        emit(
-            "video-limits",
-            f"{len(tags)} video:tag, over {limits.MAX_VIDEO_TAGS}",
-            tags[limits.MAX_VIDEO_TAGS],
-            None,
-        )
-    uploader = kids.get("uploader")
-    if uploader:
-        up = uploader[0]
-        if len(up.text.strip()) > limits.MAX_VIDEO_UPLOADER:
-            emit(
-                "video-limits",
-                f"video:uploader is {len(up.text.strip())} characters, over "
-                f"{limits.MAX_VIDEO_UPLOADER}",
-                up,
-                None,
-            )
-        info = up.attrs.get("info")
-        if info and bad_http_uri(info.strip()):
-            emit("ext-schema", f'video:uploader info "{info[:200]}" is not a valid URL', up, info)
-        if info and page and urlsplit(info).hostname != urlsplit(page).hostname:
-            emit(
-                "video-uploader-domain",
-                f'video:uploader info "{info[:200]}" is on another host than the page',
-                up,
-                info,
-            )
-    for name in ("expiration_date", "publication_date"):
-        value = text(name)
-        if value is not None and dates.classify(value) is not None:
-            emit(
-                "ext-schema",
-                f'video:{name} "{value[:40]}" is not a W3C date ({dates.classify(value)})',
-                kids[name][0],
-                None,
-            )
-    for name in VIDEO_YESNO:
-        value = text(name)
-        if value is not None and value not in ("yes", "no", "Yes", "No", "YES", "NO"):
-            emit(
-                "video-values", f'video:{name} "{value[:40]}" is not yes or no', kids[name][0], None
-            )
+    _video_locs(kids, page, emit)
+    _video_values(kids, emit)
+    _video_uploader(kids, page, emit)
     for name in ("restriction", "platform"):
         for el in kids.get(name, []):
-            rel = el.attrs.get("relationship")
-            if rel not in ("allow", "deny"):
-                emit(
-                    "video-values",
-                    f'video:{name} relationship "{rel or ""}" is not allow or deny',
-                    el,
-                    None,
-                )
+            _emit(emit, media.relationship_problem(name, el.attrs.get("relationship")), el)
             items = el.text.split()
             if name == "restriction":
-                bad = [c for c in items if c not in ISO3166_1]
-                what = "ISO 3166 country codes"
+                _emit(emit, media.restriction_problem(items), el)
             else:
-                bad = [p for p in items if p not in _PLATFORMS]
-                what = "web, mobile or tv"
-            if bad:
-                emit("video-values", f'video:{name} "{" ".join(bad)[:60]}" is not {what}', el, None)
+                _emit(emit, media.platform_problem(items), el)
     player = kids.get("player_loc")
     if player:
         for attr in ("allow_embed", "autoplay"):
@@ -322,6 +177,66 @@ def check_video(
     for name in kids:
         if name in VIDEO_DEPRECATED:
             deprecated(f"video:{name}", kids[name][0])
+
+
+def _video_locs(kids: dict[str, list[Node]], page: str | None, emit: Emit) -> None:
+    for name in ("thumbnail_loc", "content_loc", "player_loc"):
+        got = kids.get(name)
+        value = got[0].text.strip() if got else None
+        if not got or not value:
+            continue
+        if not is_absolute(value):
+            emit(
+                "ext-schema", f'video:{name} "{value[:200]}" is not an absolute URL', got[0], value
+            )
+        if name != "thumbnail_loc":
+            _emit(emit, media.same_as_page_problem(name, value, page), got[0], value)
+
+
+def _video_values(kids: dict[str, list[Node]], emit: Emit) -> None:
+    """The single-value rules of a video, each asked of the rule book."""
+    checks: tuple[tuple[str, Callable[[str], Problem | None]], ...] = (
+        ("title", lambda v: media.text_length_problem("title", v, limits.MAX_VIDEO_TITLE)),
+        (
+            "description",
+            lambda v: media.text_length_problem("description", v, limits.MAX_VIDEO_DESCRIPTION),
+        ),
+        ("duration", media.duration_problem),
+        ("rating", media.rating_problem),
+        ("view_count", media.view_count_problem),
+        ("expiration_date", lambda v: media.w3c_date_problem(v, "video:expiration_date")),
+        ("publication_date", lambda v: media.w3c_date_problem(v, "video:publication_date")),
+        *((name, lambda v, n=name: media.yes_no_problem(n, v)) for name in sorted(VIDEO_YESNO)),
+    )
+    for name, check in checks:
+        got = kids.get(name)
+        if got:
+            value = got[0].text.strip()
+            if value or name not in ("title", "description"):
+                _emit(emit, check(value), got[0])
+    tags = kids.get("tag", [])
+    if len(tags) > limits.MAX_VIDEO_TAGS:
+        _emit(emit, media.tags_problem(len(tags)), tags[limits.MAX_VIDEO_TAGS])
+
+
+def _video_uploader(kids: dict[str, list[Node]], page: str | None, emit: Emit) -> None:
+    uploader = kids.get("uploader")
+    if not uploader:
+        return
+    up = uploader[0]
+    _emit(
+        emit, media.text_length_problem("uploader", up.text.strip(), limits.MAX_VIDEO_UPLOADER), up
+    )
+    info = up.attrs.get("info")
+    if info and bad_http_uri(info.strip()):
+        emit("ext-schema", f'video:uploader info "{info[:200]}" is not a valid URL', up, info)
+    if info and page and urlsplit(info).hostname != urlsplit(page).hostname:
+        emit(
+            "video-uploader-domain",
+            f'video:uploader info "{info[:200]}" is on another host than the page',
+            up,
+            info,
+        )
 
 
 def check_news(news: Node, now: datetime, emit: Emit, legacy: Callable[[str, Node], None]) -> None:
@@ -338,27 +253,16 @@ def check_news(news: Node, now: datetime, emit: Emit, legacy: Callable[[str, Nod
             emit("news-required", "news:publication has no news:name", p, None)
         if lang is None or not lang.text.strip():
             emit("news-required", "news:publication has no news:language", p, None)
-        elif not _NEWS_LANG.fullmatch(lang.text.strip()):
-            emit(
-                "news-language",
-                f'news:language "{lang.text.strip()[:20]}" is not zh-cn, '
-                "zh-tw or 2–3 lowercase letters",
-                lang,
-                None,
-            )
+        else:
+            _emit(emit, media.news_language_problem(lang.text.strip()), lang)
     date_nodes = kids.get("publication_date")
     if not date_nodes or not date_nodes[0].text.strip():
         emit("news-required", "news:news has no news:publication_date", news, None)
     else:
         d = date_nodes[0].text.strip()
-        code = dates.classify(d)
-        if code is not None:
-            emit(
-                "ext-schema",
-                f'news:publication_date "{d[:40]}" is not a valid W3C date ({code})',
-                date_nodes[0],
-                None,
-            )
+        bad_date = media.w3c_date_problem(d, "news:publication_date")
+        if bad_date is not None:
+            _emit(emit, bad_date, date_nodes[0])
         else:
             when = dates.parse(d)
             if when is not None and when < now - timedelta(days=2):
@@ -394,25 +298,13 @@ def check_hreflang(links: list[Node], page: str, emit: Emit) -> dict[str, str]:
             emit("hreflang-malformed", f"xhtml:link lacks {missing}", link, href or None)
             continue
         hrefs.add(href)
-        why = hreflang_problem(code)
-        if why is not None:
-            emit("hreflang-code", f'hreflang "{code}": {why}', link, href)
+        bad_code = code_problem(code)
+        if bad_code is not None:
+            _emit(emit, bad_code, link, href)
             continue
         key = code.lower()
-        if key in alts and alts[key] != href:
-            emit(
-                "hreflang-conflict",
-                f'hreflang "{code}" points at both "{alts[key]}" and "{href}"',
-                link,
-                href,
-            )
-            continue
-        alts[key] = href
-    if hrefs and page not in hrefs:
-        emit(
-            "hreflang-no-self",
-            f'the page "{page[:200]}" is not among its own alternates',
-            links[0],
-            page,
-        )
+        conflict = conflict_problem(code, alts.setdefault(key, href), href)
+        if conflict is not None:
+            _emit(emit, conflict, link, href)
+    _emit(emit, no_self_problem(page, hrefs), links[0], page)
     return alts

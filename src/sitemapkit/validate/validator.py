@@ -21,7 +21,6 @@ lists the checks that were skipped, and why.
 from __future__ import annotations
 
 import asyncio
-import re
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -35,7 +34,10 @@ from typing import TYPE_CHECKING, Final, cast
 from sitemapkit import dates, limits
 from sitemapkit.errors import InputError
 from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
+from sitemapkit.listing import Listing
 from sitemapkit.model import Finding, Severity
+from sitemapkit.read.entries import is_sitemap_entry, text_line_url
+from sitemapkit.read.kinds import Kind
 from sitemapkit.read.lanes import (
     IMAGE_DEPRECATED_KEPT,
     LASTMODS,
@@ -52,10 +54,12 @@ from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import Doc, Event, Walker, is_unreadable
 from sitemapkit.read.xmlstream import LaneFactory, Node, XmlFacts, block_nodes
 from sitemapkit.rulebook.codes import severity
+from sitemapkit.rulebook.hints import changefreq_problem, lastmod_problem, priority_problem
+from sitemapkit.rulebook.hreflang import reciprocity
 from sitemapkit.rulebook.langcodes import hreflang_problem
+from sitemapkit.rulebook.loc import ABSOLUTE, loc_problems, not_absolute, not_escaped
 from sitemapkit.urls import Scope
 from sitemapkit.validate.extensions import (
-    ABSOLUTE,
     check_hreflang,
     check_images,
     check_news,
@@ -74,24 +78,11 @@ UNIFORM_SHARE: Final = 0.95
 UNIFORM_MIN: Final = 10
 #: distinct lastmod values tracked before the set is surely not uniform
 UNIFORM_TRACK: Final = 1_000
-#: findings listed per file and code; the rest are counted in one closing finding
-MAX_LISTED_PER_CODE: Final = 1_000
 #: distinct strict lanes (scope and extension prefixes) built per set; nodes after that
 MAX_LANE_KINDS: Final = 64
 #: pages with hreflang alternates kept for the reciprocity check before it is skipped
-MAX_HREFLANG_PAGES: Final = 200_000
+MAX_HREFLANG_PAGES: Final = limits.MAX_HREFLANG_PAGES
 _ABS = ABSOLUTE
-#: RFC 3986 characters only (what urls.is_escaped_uri accepts), as one C-speed match.
-_ESCAPED = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%#\[\]]*")
-_BAD_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-
-
-def _is_escaped(loc: str) -> bool:
-    """Same answer as :func:`sitemapkit.urls.is_escaped_uri`, at regex speed."""
-    return _ESCAPED.fullmatch(loc) is not None and not ("%" in loc and _BAD_PCT.search(loc))
-
-
-_PRIORITY = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
 _FUTURE_SLACK: Final = timedelta(days=1)
 #: attributes of this namespace (xsi:schemaLocation ...) are allowed anywhere
 XSI_PREFIX: Final = "http://www.w3.org/2001/XMLSchema-instance\x01"
@@ -292,7 +283,7 @@ class Validator:
         self._set_seen = HashSet64()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
         self._origin_reported = False
-        self._listed: dict[tuple[str, str], int] = {}
+        self._listing = Listing()
         self._origin_raw: set[str] = set()
         self._lastmods: Counter[str] = Counter()
         self._lastmod_total = 0
@@ -314,9 +305,7 @@ class Validator:
     def add(self, doc: Doc | None, f: Finding) -> None:
         if f.severity is Severity.ERROR and doc is not None:
             doc.errors += 1
-        key = (f.source, f.code)
-        listed = self._listed[key] = self._listed.get(key, 0) + 1
-        if listed > MAX_LISTED_PER_CODE:  # a million broken URLs must not fill the memory
+        if not self._listing.take(f):  # a million broken URLs must not fill the memory
             return
         self.report.findings.append(f)
 
@@ -419,27 +408,11 @@ class Validator:
         return self._check_url(loc, node, entry)
 
     def _check_url(self, loc: str, node: Node, entry: Node) -> str | None:
-        if len(loc) >= limits.MAX_LOC_LENGTH:
-            self.emit(
-                "loc-too-long",
-                f'loc "{loc[:80]}…" is {len(loc):,} characters '
-                f"(must be fewer than {limits.MAX_LOC_LENGTH:,})",
-                node,
-                loc[:200],
-            )
-        if not _ABS.match(loc):
-            self.emit(
-                "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
-            )
+        problems = loc_problems(loc)
+        for problem, msg in problems:
+            self.emit(problem, msg, node, loc[:200])
+        if problems and problems[-1][0] == "loc-not-absolute":
             return None
-        if not _is_escaped(loc):
-            self.emit(
-                "loc-not-escaped",
-                f'"{loc[:200]}" is not fully escaped (space, raw '
-                'non-ASCII, <>"{}|\\^` or a bad %XX)',
-                node,
-                loc[:200],
-            )
         st = self._st
         if st.scope is not None and not loc.startswith(st.prefix):
             code = st.scope.check(loc)
@@ -568,15 +541,9 @@ class Validator:
 
     def _lastmod(self, node: Node) -> None:
         text = node.text.strip()
-        code = dates.classify(text)
-        if code is not None:
-            why = {
-                "lastmod-invalid": "is not a valid date",
-                "lastmod-imprecise": "is not precise enough (YYYY-MM-DD or a full time with "
-                "seconds)",
-                "lastmod-no-timezone": "has a time without a timezone (or a date with an offset)",
-            }[code]
-            self.emit(code, f'"{text[:60]}" {why}', node)
+        bad = lastmod_problem(text)
+        if bad is not None:
+            self.emit(*bad, node)
             return
         # A date string before the cut's day (minus a day for offsets) cannot be in the
         # future: a string comparison spares parsing nearly every value.
@@ -600,7 +567,8 @@ class Validator:
         """Checks every ``<url>``/``<sitemap>`` shares; ``False`` when it is not one at all."""
         st = self._st
         st.entries += 1
-        if entry.ns != (self._doc.core_ns if self._doc else SITEMAP_NS) or entry.name != name:
+        kind: Kind = "urlset" if root == "urlset" else "sitemapindex"
+        if not is_sitemap_entry(entry, kind, self._doc.core_ns if self._doc else SITEMAP_NS):
             self._stray(entry, root, name)
             return False
         if st.entries == most + 1:
@@ -626,22 +594,15 @@ class Validator:
             self._lastmod(lm)
         cf = got.get("changefreq")
         if cf is not None:
-            v = cf.text.strip()
-            if v not in limits.CHANGEFREQ_VALUES:
-                self.emit(
-                    "changefreq-invalid",
-                    f'changefreq "{v[:40]}" is not one of always, '
-                    "hourly, daily, weekly, monthly, yearly, never",
-                    cf,
-                )
+            bad = changefreq_problem(cf.text.strip())
+            if bad is not None:
+                self.emit(*bad, cf)
             self._hint(cf)
         pr = got.get("priority")
         if pr is not None:
-            v = pr.text.strip()
-            if not _PRIORITY.fullmatch(v) or float(v) > 1.0:
-                self.emit(
-                    "priority-invalid", f'priority "{v[:40]}" is not a number from 0.0 to 1.0', pr
-                )
+            bad = priority_problem(pr.text.strip())
+            if bad is not None:
+                self.emit(*bad, pr)
             self._hint(pr)
         if ext:
             self._extensions(ext, loc, entry)
@@ -1033,10 +994,9 @@ class Validator:
             self._index_loc(loc_node, entry)
         lm = got.get("lastmod")
         if lm is not None:
-            text = lm.text.strip()
-            code = dates.classify(text)
-            if code is not None:
-                self.emit(code, f'"{text[:60]}" is not a valid sitemap lastmod ({code})', lm)
+            bad = lastmod_problem(lm.text.strip())
+            if bad is not None:
+                self.emit(*bad, lm)
         for c in ext:
             if c.ns not in st.unknown_ns:
                 st.unknown_ns.add(c.ns)
@@ -1056,13 +1016,13 @@ class Validator:
             return
         if len(loc) >= limits.MAX_LOC_LENGTH:
             self.emit("loc-too-long", f"loc is {len(loc):,} characters", node)
-        if not _ABS.match(loc):
-            self.emit(
-                "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL', node, loc[:200]
-            )
+        relative = not_absolute(loc)
+        if relative is not None:
+            self.emit(*relative, node, loc[:200])
             return
-        if not _is_escaped(loc):
-            self.emit("loc-not-escaped", f'"{loc[:200]}" is not fully escaped', node, loc)
+        raw_chars = not_escaped(loc)
+        if raw_chars is not None:
+            self.emit(*raw_chars, node, loc)
         st = self._st
         if st.scope is not None:
             code = st.scope.check(loc)
@@ -1087,18 +1047,19 @@ class Validator:
 
     def _text_line(self, node: Node) -> None:
         st = self._st
-        st.entries += 1
         text = node.text
-        loc = text.strip()
-        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
-            self.emit("too-many-entries", f"more than {limits.MAX_ENTRIES_PER_FILE:,} URLs", node)
         if "\ufffd" in text:
             self.emit("encoding-not-utf8", "line is not valid UTF-8", node)
-        if not _ABS.match(loc) or any(ch.isspace() for ch in loc):
+        loc = text_line_url(text)  # what the reader takes: only those lines are entries
+        if loc is None or not _ABS.match(loc):
+            shown = text.strip()
             self.emit(
-                "text-line-invalid", f'"{loc[:100]}" is not one absolute URL', node, loc[:200]
+                "text-line-invalid", f'"{shown[:100]}" is not one absolute URL', node, shown[:200]
             )
             return
+        st.entries += 1
+        if st.entries == limits.MAX_ENTRIES_PER_FILE + 1:
+            self.emit("too-many-entries", f"more than {limits.MAX_ENTRIES_PER_FILE:,} URLs", node)
         if loc != text:
             self.emit("loc-whitespace", f'"{loc[:200]}" has surrounding whitespace', node, loc)
         self._check_url(loc, node, node)
@@ -1232,17 +1193,7 @@ class Validator:
     # --- end of the set ---------------------------------------------------------------
     def finish(self) -> None:
         rep = self.report
-        for (source, code), n in self._listed.items():
-            if n > MAX_LISTED_PER_CODE:
-                rep.findings.append(
-                    Finding(
-                        code,
-                        severity(code),
-                        f"and {n - MAX_LISTED_PER_CODE:,} more {code} findings in this file "
-                        f"(only the first {MAX_LISTED_PER_CODE:,} are listed)",
-                        source,
-                    )
-                )
+        rep.findings.extend(self._listing.more())
         total = self._lastmod_total
         if total >= UNIFORM_MIN and self._lastmods:
             value, count = self._lastmods.most_common(1)[0]
@@ -1271,36 +1222,28 @@ class Validator:
 
     def _reciprocity(self) -> None:
         pages = self._hreflang
-        for page, (mine, alts, src_i, line) in pages.items():
+
+        def lookup(href: str) -> tuple[tuple[str, str], ...] | None:
+            other = pages.get(href)
+            return None if other is None else other[1]
+
+        unchecked: str | None = None
+        count = 0
+        for page, (_, alts, src_i, line) in pages.items():
+            problem, other_host = reciprocity(page, alts, lookup)
+            if other_host is not None:
+                count += 1
+                unchecked = unchecked or other_host
+            if problem is None:
+                continue
+            code, msg = problem
             src = self._sources[src_i]
-            for code, href in alts:
-                if href == page:
-                    continue
-                other = pages.get(href)
-                if other is None:
-                    msg = (
-                        f'lists "{href}" ({code}) which has no hreflang entry in this set, '
-                        "so it cannot list this page back"
-                    )
-                elif other[0] != mine or other[1] != alts:
-                    if all(h != page for _, h in other[1]):
-                        msg = f'lists "{href}" ({code}) but that page does not list it back'
-                    else:
-                        msg = f'and its alternate "{href}" ({code}) list different sets'
-                else:
-                    continue
-                self.report.findings.append(
-                    Finding(
-                        "hreflang-not-reciprocal",
-                        severity("hreflang-not-reciprocal"),
-                        f'"{page[:200]}" {msg}',
-                        src,
-                        line,
-                        None,
-                        page,
-                    )
-                )
-                break
+            self.report.findings.append(Finding(code, severity(code), msg, src, line, None, page))
+        if unchecked is not None:
+            self.report.skipped["hreflang-not-reciprocal (alternates on other hosts)"] = (
+                f"{count:,} page(s) list alternates on hosts this set does not hold "
+                f'(e.g. "{unchecked[:200]}"): those hosts\' own sitemaps must list them back'
+            )
 
 
 CHECKS: Final = (

@@ -5,11 +5,14 @@ else.  Escaping uses chains of :meth:`str.replace` guarded by ``in`` tests: on
 CPython that is several times faster than :meth:`str.translate` with
 multi-character targets, and most values (URLs, dates) need no change at all.
 
-Checks that need the protocol's limits (video title length, news language,
-hreflang codes ...) live here too, because they decide what may be rendered:
-the writer must never produce a file that breaks an ``error`` rule of
-RULES.md.  Each check raises :class:`~sitemapkit.errors.InputError` with the
-rule code, and never after part of an entry was emitted.
+What may be rendered is decided by the rule book (:mod:`sitemapkit.rulebook`),
+asked about the very text that is about to be written, the same functions the
+validator asks about the text it reads: the writer must never produce a file
+that breaks an ``error`` rule of RULES.md.  A broken value raises
+:class:`~sitemapkit.errors.InputError` with the rule code, never after part of
+an entry was emitted; with ``lenient`` a broken *annotation* (lastmod, hints,
+an image, a video, the news, an alternate) is left out and reported instead,
+and the page is still written.
 
 Rendered lines are ``str``; the caller encodes them in batches (UTF-8).
 """
@@ -17,7 +20,8 @@ Rendered lines are ``str``; the caller encodes them in batches (UTF-8).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
@@ -25,7 +29,11 @@ from sitemapkit import limits
 from sitemapkit.dates import format_lastmod
 from sitemapkit.errors import InputError
 from sitemapkit.model import Alternate, Image, LastMod, News, UrlEntry, Video
-from sitemapkit.urls import iri_to_uri
+from sitemapkit.rulebook import Problem, media
+from sitemapkit.rulebook.hints import changefreq_problem, lastmod_problem, priority_problem
+from sitemapkit.rulebook.hreflang import code_problem, conflict_problem, no_self_problem
+from sitemapkit.rulebook.loc import loc_problem
+from sitemapkit.urls import PLAIN_URI, iri_to_uri
 
 XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -45,26 +53,14 @@ _NS_DECLS: Final = (
 #: Characters XML 1.0 forbids (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF).
 _FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
-#: An http(s) URL that :func:`iri_to_uri` would return unchanged (lower-case ASCII host,
-#: only RFC 3986 path/query characters, no ``%``): the common case, checked without a call.
-PLAIN_URI: Final = re.compile(
-    r"https?://[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?/[A-Za-z0-9\-._~!$&'()*+,;=:@/?]*"
-).fullmatch
-
-#: With ``pos`` after a known-clean prefix: ``None`` when the rest needs no escaping.
-NOT_PLAIN_PATH: Final = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]").search
+#: A URL's written alternates: ``(hreflang as given, clean href)`` in input order.
+Links = list[tuple[str, str]]
 
 
-def NOT_PLAIN_URI(url: str, pos: int = 0) -> object:  # noqa: N802 - used like the pattern above
-    """``None`` when ``url`` is a plain URI (see :data:`PLAIN_URI`), else a truthy value."""
-    return None if PLAIN_URI(url, pos) is not None else True
-
-
-_LANG = re.compile(r"zh-cn|zh-tw|[a-z]{2,3}")
-_HREFLANG = re.compile(r"x-default|[a-z]{2}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?", re.IGNORECASE)
-_COUNTRIES = re.compile(r"[A-Z]{2}")
-_PLATFORMS: Final = frozenset({"web", "mobile", "tv"})
-_RELATIONSHIPS: Final = frozenset({"allow", "deny"})
+def _raise(problem: Problem | None, value: object = None) -> None:
+    """Turn a rule book answer into the writer's error."""
+    if problem is not None:
+        raise InputError(problem[1], rule=problem[0], value=value)
 
 
 def escape(text: str) -> str:
@@ -131,14 +127,16 @@ def clean_url(url: str, field: str = "loc") -> tuple[str, int]:
             rule="loc-too-long",
             value=url,
         )
+    _raise(loc_problem(uri), url)  # what the validator will ask of it
     return uri, dropped
 
 
 def lastmod_text(value: LastMod, field: str = "lastmod") -> str:
     """The written form of a date field (see :func:`sitemapkit.dates.format_lastmod`)."""
     text = format_lastmod(value, field)
-    if not text.isascii():  # ``\\d`` matches other scripts' digits; the schema does not
-        raise InputError(f'{field} "{value}" is not a valid W3C date', rule="lastmod-invalid")
+    problem = lastmod_problem(text)
+    if problem is not None:
+        raise InputError(f"{field} {problem[1]}", rule=problem[0], value=value)
     return text
 
 
@@ -155,21 +153,18 @@ def _number(value: float | str, low: float, high: float, field: str, rule: str) 
     return text + "0" if text.endswith(".") else text
 
 
+def _checked(text: str, check: Callable[[str], Problem | None]) -> str:
+    _raise(check(text), text)
+    return text
+
+
 def priority_text(value: float | str) -> str:
     """``priority`` as a decimal from 0.0 to 1.0 (at most 4 decimals)."""
-    return _number(value, 0.0, 1.0, "priority", "priority-invalid")
+    return _checked(_number(value, 0.0, 1.0, "priority", "priority-invalid"), priority_problem)
 
 
 def changefreq_text(value: str) -> str:
-    text = str(value)
-    if text not in limits.CHANGEFREQ_VALUES:
-        raise InputError(
-            f'changefreq "{value}" is not one of always, hourly, daily, weekly, monthly, '
-            "yearly, never",
-            rule="changefreq-invalid",
-            value=value,
-        )
-    return text
+    return _checked(str(value), changefreq_problem)
 
 
 def _yes_no(value: bool) -> str:
@@ -185,15 +180,23 @@ class Rendered:
     dropped: int = 0
     news: int = 0
     lastmod: str | None = None
+    #: annotations left out (``lenient``), as the rule each broke
+    left_out: list[Problem] = field(default_factory=list)
 
 
 class _Text:
-    """Collects dropped-character counts while cleaning and escaping several values."""
+    """Collects dropped-character counts and left-out annotations while rendering one entry.
 
-    __slots__ = ("dropped",)
+    ``lenient``: an annotation that breaks a rule is left out and recorded in
+    :attr:`left_out` instead of failing the whole entry.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("dropped", "left_out", "lenient")
+
+    def __init__(self, lenient: bool = False) -> None:
         self.dropped = 0
+        self.lenient = lenient
+        self.left_out: list[Problem] = []
 
     def text(self, value: str) -> str:
         cleaned, n = drop_forbidden(str(value))
@@ -205,6 +208,18 @@ class _Text:
         self.dropped += n
         return escape_uri(uri)
 
+    def annotation(self, render: Callable[[], str]) -> str | None:
+        """``render()``, or ``None`` when lenient and it broke a rule (then recorded)."""
+        if not self.lenient:
+            return render()
+        dropped = self.dropped
+        try:
+            return render()
+        except InputError as exc:
+            self.dropped = dropped  # characters of a value that is not written
+            self.left_out.append((exc.rule or "entry-invalid", str(exc)))
+            return None
+
 
 def url_line(uri: str, lastmod: str | None) -> str:
     """The common ``<url>``: ``loc`` (a :func:`clean_url` result) and an optional lastmod."""
@@ -215,45 +230,71 @@ def url_line(uri: str, lastmod: str | None) -> str:
     return f"<url><loc>{uri}</loc><lastmod>{lastmod}</lastmod></url>\n"
 
 
-def render_url(entry: UrlEntry, uri: str, lastmod: str | None = None) -> Rendered:
+def render_url(
+    entry: UrlEntry,
+    uri: str,
+    lastmod: str | None = None,
+    *,
+    lenient: bool = False,
+    links: Links | None = None,
+) -> Rendered:
     """Render any entry whose ``loc`` is already the clean ``uri``.
 
-    ``lastmod`` is the written form when the caller already has it.  Children
-    are in schema order: ``loc, lastmod, changefreq, priority``, then images,
-    videos, news, alternates.
+    ``lastmod`` is the written form when the caller already has it.  ``links``
+    are alternates the caller has already checked (see :func:`check_alternates`);
+    without them the entry's own are checked here.  Children are in schema
+    order: ``loc, lastmod, changefreq, priority``, then images, videos, news,
+    alternates.
     """
-    t = _Text()
+    t = _Text(lenient)
     parts = [f"<url><loc>{escape_uri(uri)}</loc>"]
-    if lastmod is None and entry.lastmod is not None:
-        lastmod = lastmod_text(entry.lastmod)
+    value = entry.lastmod
+    if lastmod is None and value is not None:
+        lastmod = t.annotation(lambda: lastmod_text(value))
     if lastmod is not None:
         parts.append(f"<lastmod>{lastmod}</lastmod>")
-    if entry.changefreq is not None:
-        parts.append(f"<changefreq>{changefreq_text(entry.changefreq)}</changefreq>")
-    if entry.priority is not None:
-        parts.append(f"<priority>{priority_text(entry.priority)}</priority>")
+    freq, prio = entry.changefreq, entry.priority
+    if freq is not None and (text := t.annotation(lambda: changefreq_text(freq))) is not None:
+        parts.append(f"<changefreq>{text}</changefreq>")
+    if prio is not None and (text := t.annotation(lambda: priority_text(prio))) is not None:
+        parts.append(f"<priority>{text}</priority>")
     namespaces = 0
-    if entry.images:
-        if len(entry.images) > limits.MAX_IMAGES_PER_URL:
-            raise InputError(
-                f"{len(entry.images)} images in one url; at most {limits.MAX_IMAGES_PER_URL}",
-                rule="image-too-many",
-            )
+    kept = [text for text in _images(entry.images, t) if text is not None]
+    if kept:
         namespaces |= NS_IMAGE
-        parts.extend(_image(image, t) for image in entry.images)
-    if entry.videos:
+        parts.extend(kept)
+    kept = [t.annotation(lambda v=v: _video(v, uri, t)) for v in entry.videos]  # type: ignore[misc]
+    if any(text is not None for text in kept):
         namespaces |= NS_VIDEO
-        parts.extend(_video(video, uri, t) for video in entry.videos)
+        parts.extend(text for text in kept if text is not None)
     news = 0
-    if entry.news is not None:
+    item = entry.news
+    if item is not None and (text := t.annotation(lambda: _news(item, t))) is not None:
         namespaces |= NS_NEWS
-        parts.append(_news(entry.news, t))
+        parts.append(text)
         news = 1
-    if entry.alternates:
+    if links is None and entry.alternates:
+        links, problems = check_alternates(entry.alternates, uri, lenient)
+        t.left_out.extend(problems)
+    if links:
         namespaces |= NS_XHTML
-        parts.append(_alternates(entry.alternates, uri, t))
+        parts.extend(
+            f'<xhtml:link rel="alternate" hreflang="{code}" href="{escape_uri(href)}"/>'
+            for code, href in links
+        )
     parts.append("</url>\n")
-    return Rendered("".join(parts), namespaces, t.dropped, news, lastmod)
+    return Rendered("".join(parts), namespaces, t.dropped, news, lastmod, t.left_out)
+
+
+def _images(images: tuple[Image, ...], t: _Text) -> list[str | None]:
+    if len(images) > limits.MAX_IMAGES_PER_URL:
+        problem = media.images_count_problem(len(images))
+        assert problem is not None
+        if not t.lenient:
+            _raise(problem)
+        t.left_out.append(problem)
+        images = images[: limits.MAX_IMAGES_PER_URL]
+    return [t.annotation(lambda i=image: _image(i, t)) for image in images]  # type: ignore[misc]
 
 
 def _image(image: Image, t: _Text) -> str:
@@ -263,6 +304,7 @@ def _image(image: Image, t: _Text) -> str:
         loc = t.url(image.loc, "image:loc")
     except InputError as exc:
         raise InputError(str(exc), rule="image-loc-invalid", value=image.loc) from exc
+    _raise(media.image_loc_problem(loc), image.loc)
     out = [f"<image:image><image:loc>{loc}</image:loc>"]
     # Legacy children (no effect since 2022) are kept when given: the schema allows them.
     if image.caption is not None:
@@ -280,11 +322,18 @@ def _image(image: Image, t: _Text) -> str:
 def _required_text(value: str | None, field: str, rule: str, limit: int | None = None) -> str:
     if value is None or not drop_forbidden(str(value))[0].strip():
         raise InputError(f"{field} is required", rule=rule)
-    if limit is not None and len(value) > limit:
-        raise InputError(
-            f"{field} is {len(value)} characters; at most {limit}", rule="video-limits", value=value
-        )
+    if limit is not None:
+        # the validator measures the text it reads back: stripped, forbidden characters gone
+        written = drop_forbidden(str(value))[0].strip()
+        _raise(media.text_length_problem(field.removeprefix("video:"), written, limit), value)
+        _raise(media.text_length_problem(field.removeprefix("video:"), str(value), limit), value)
     return value
+
+
+def _whole(value: object, field: str, check: Callable[[str], Problem | None]) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{field} {value!r} is not a whole number", rule="video-limits")
+    return _checked(str(value), check)
 
 
 def _video(video: Video, page: str, t: _Text) -> str:
@@ -307,51 +356,15 @@ def _video(video: Video, page: str, t: _Text) -> str:
         f"<video:title>{t.text(title)}</video:title>",
         f"<video:description>{t.text(description)}</video:description>",
     ]
-    for field, value in (("content_loc", video.content_loc), ("player_loc", video.player_loc)):
+    for name, value in (("content_loc", video.content_loc), ("player_loc", video.player_loc)):
         if value is None:
             continue
-        uri, n = clean_url(value, f"video:{field}")
-        if uri == page:
-            raise InputError(
-                f"video:{field} is the page's own URL", rule="video-same-as-page", value=value
-            )
+        uri, n = clean_url(value, f"video:{name}")
+        _raise(media.same_as_page_problem(name, uri, page), value)
         t.dropped += n
-        out.append(f"<video:{field}>{escape_uri(uri)}</video:{field}>")
-    if video.duration is not None:
-        d = video.duration
-        if (
-            isinstance(d, bool)
-            or not isinstance(d, int)
-            or not limits.MIN_VIDEO_DURATION <= d <= limits.MAX_VIDEO_DURATION
-        ):
-            raise InputError(
-                f"video:duration {d!r} is not a whole number of seconds from "
-                f"{limits.MIN_VIDEO_DURATION} to {limits.MAX_VIDEO_DURATION}",
-                rule="video-limits",
-                value=d,
-            )
-        out.append(f"<video:duration>{d}</video:duration>")
-    if video.expiration_date is not None:
-        text = lastmod_text(video.expiration_date, "video:expiration_date")
-        out.append(f"<video:expiration_date>{text}</video:expiration_date>")
-    if video.rating is not None:
-        rating = _number(video.rating, 0.0, 5.0, "video:rating", "video-limits")
-        out.append(f"<video:rating>{rating}</video:rating>")
-    if video.view_count is not None:
-        v = video.view_count
-        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise InputError(
-                f"video:view_count {v!r} is not a whole number >= 0", rule="video-limits", value=v
-            )
-        out.append(f"<video:view_count>{v}</video:view_count>")
-    if video.publication_date is not None:
-        text = lastmod_text(video.publication_date, "video:publication_date")
-        out.append(f"<video:publication_date>{text}</video:publication_date>")
-    if len(video.tags) > limits.MAX_VIDEO_TAGS:
-        raise InputError(
-            f"{len(video.tags)} video:tag values; at most {limits.MAX_VIDEO_TAGS}",
-            rule="video-limits",
-        )
+        out.append(f"<video:{name}>{escape_uri(uri)}</video:{name}>")
+    out.extend(_video_values(video))
+    _raise(media.tags_problem(len(video.tags)))
     out.extend(f"<video:tag>{t.text(tag)}</video:tag>" for tag in video.tags)
     if video.family_friendly is not None:
         out.append(
@@ -359,14 +372,8 @@ def _video(video: Video, page: str, t: _Text) -> str:
         )
     if video.restriction is not None:
         r = video.restriction
-        if r.relationship not in _RELATIONSHIPS or not all(
-            _COUNTRIES.fullmatch(c) for c in r.countries
-        ):
-            raise InputError(
-                f"video:restriction needs relationship allow|deny and ISO 3166 codes, "
-                f"got {r.relationship!r} {' '.join(r.countries)!r}",
-                rule="video-values",
-            )
+        _raise(media.relationship_problem("restriction", r.relationship))
+        _raise(media.restriction_problem(r.countries))
         out.append(
             f'<video:restriction relationship="{r.relationship}">'
             f"{' '.join(r.countries)}</video:restriction>"
@@ -377,25 +384,17 @@ def _video(video: Video, page: str, t: _Text) -> str:
             f"{_yes_no(video.requires_subscription)}</video:requires_subscription>"
         )
     if video.uploader is not None:
-        uploader = _required_text(video.uploader, "video:uploader", "video-limits")
-        if len(uploader) > limits.MAX_VIDEO_UPLOADER:
-            raise InputError(
-                f"video:uploader is {len(uploader)} characters; at most "
-                f"{limits.MAX_VIDEO_UPLOADER}",
-                rule="video-limits",
-            )
+        uploader = _required_text(
+            video.uploader, "video:uploader", "video-limits", limits.MAX_VIDEO_UPLOADER
+        )
         info = ""
         if video.uploader_info is not None:
             info = f' info="{t.url(video.uploader_info, "video:uploader/@info")}"'
         out.append(f"<video:uploader{info}>{t.text(uploader)}</video:uploader>")
     if video.platform is not None:
         p = video.platform
-        if p.relationship not in _RELATIONSHIPS or not set(p.platforms) <= _PLATFORMS:
-            raise InputError(
-                f"video:platform needs relationship allow|deny and web/mobile/tv, "
-                f"got {p.relationship!r} {' '.join(p.platforms)!r}",
-                rule="video-values",
-            )
+        _raise(media.relationship_problem("platform", p.relationship))
+        _raise(media.platform_problem(p.platforms))
         out.append(
             f'<video:platform relationship="{p.relationship}">'
             f"{' '.join(p.platforms)}</video:platform>"
@@ -406,18 +405,36 @@ def _video(video: Video, page: str, t: _Text) -> str:
     return "".join(out)
 
 
+def _video_values(video: Video) -> list[str]:
+    """duration, expiration_date, rating, view_count, publication_date: schema order."""
+    out = []
+    if video.duration is not None:
+        d = _whole(video.duration, "video:duration", media.duration_problem)
+        out.append(f"<video:duration>{d}</video:duration>")
+    if video.expiration_date is not None:
+        text = lastmod_text(video.expiration_date, "video:expiration_date")
+        out.append(f"<video:expiration_date>{text}</video:expiration_date>")
+    if video.rating is not None:
+        rating = _number(video.rating, 0.0, 5.0, "video:rating", "video-limits")
+        out.append(f"<video:rating>{_checked(rating, media.rating_problem)}</video:rating>")
+    if video.view_count is not None:
+        v = _whole(video.view_count, "video:view_count", media.view_count_problem)
+        out.append(f"<video:view_count>{v}</video:view_count>")
+    if video.publication_date is not None:
+        text = lastmod_text(video.publication_date, "video:publication_date")
+        out.append(f"<video:publication_date>{text}</video:publication_date>")
+    return out
+
+
 def _news(news: News, t: _Text) -> str:
     if not isinstance(news, News):
         raise InputError(f"{news!r} is not a News", rule="news-required")
     name = _required_text(news.publication_name, "news:name", "news-required")
     title = _required_text(news.title, "news:title", "news-required")
     language = news.publication_language
-    if not isinstance(language, str) or _LANG.fullmatch(language) is None:
-        raise InputError(
-            f'news:language "{language}" is not zh-cn, zh-tw or 2-3 lowercase letters',
-            rule="news-language",
-            value=language,
-        )
+    if not isinstance(language, str):
+        raise InputError(f"news:language {language!r} is not text", rule="news-language")
+    _raise(media.news_language_problem(language), language)
     if news.publication_date is None:
         raise InputError("news:publication_date is required", rule="news-required")
     published = lastmod_text(news.publication_date, "news:publication_date")
@@ -432,42 +449,61 @@ def _news(news: News, t: _Text) -> str:
     )
 
 
-def _alternates(alternates: tuple[Alternate, ...], page: str, t: _Text) -> str:
+def _link(alt: object) -> tuple[str, str]:
+    """One alternate's code and clean href, or :class:`InputError` with the rule it breaks."""
+    if not isinstance(alt, Alternate):
+        raise InputError(f"{alt!r} is not an Alternate", rule="hreflang-malformed")
+    code = alt.hreflang
+    if not isinstance(code, str) or not code:
+        raise InputError(f"hreflang {code!r} is not a code", rule="hreflang-code", value=code)
+    _raise(code_problem(code), code)
+    try:
+        href, _ = clean_url(alt.href, "xhtml:link/@href")
+    except InputError as exc:
+        raise InputError(str(exc), rule="hreflang-malformed", value=alt.href) from exc
+    return code, href
+
+
+def check_alternates(
+    alternates: tuple[Alternate, ...], page: str, lenient: bool = False
+) -> tuple[Links, list[Problem]]:
+    """The alternates of ``page`` that may be written, and the problems of the rest.
+
+    The per-page rules of the rule book: each code (ISO lists), each href
+    (absolute, escaped), one URL per code (the first wins), and the page among
+    its own alternates.  Strict: the first problem raises :class:`InputError`.
+    Lenient: broken links are left out; when the page itself is then missing,
+    all of them are.  The set's reciprocity is the writer's to check (it needs
+    every page).
+    """
+    links: Links = []
+    problems: list[Problem] = []
     seen: dict[str, str] = {}
-    out = []
-    has_self = False
     for alt in alternates:
-        if not isinstance(alt, Alternate):
-            raise InputError(f"{alt!r} is not an Alternate", rule="hreflang-malformed")
-        code = alt.hreflang
-        if not isinstance(code, str) or _HREFLANG.fullmatch(code) is None:
-            raise InputError(
-                f'hreflang "{code}" is not x-default or a language[-Script][-REGION] code',
-                rule="hreflang-code",
-                value=code,
-            )
         try:
-            href, n = clean_url(alt.href, "xhtml:link/@href")
+            code, href = _link(alt)
+            key = code.lower()
+            _raise(conflict_problem(code, seen.setdefault(key, href), href), code)
         except InputError as exc:
-            raise InputError(str(exc), rule="hreflang-malformed", value=alt.href) from exc
-        key = code.lower()
-        if seen.get(key, href) != href:
-            raise InputError(
-                f'hreflang "{code}" points at two URLs: {seen[key]} and {href}',
-                rule="hreflang-conflict",
-                value=code,
-            )
-        if key in seen:
+            if not lenient:
+                raise
+            problems.append((exc.rule or "hreflang-malformed", str(exc)))
+            continue
+        if (key, href) in ((c.lower(), h) for c, h in links):
             continue  # the same pair twice: written once
-        seen[key] = href
-        has_self = has_self or href == page
-        t.dropped += n
-        out.append(f'<xhtml:link rel="alternate" hreflang="{code}" href="{escape_uri(href)}"/>')
-    if not has_self:
-        raise InputError(
-            f"the alternates of {page} do not include the page itself", rule="hreflang-no-self"
-        )
-    return "".join(out)
+        links.append((code, href))
+    missing = no_self_problem(page, {href for _, href in links}) if links else None
+    if missing is not None:
+        if not lenient:
+            _raise(missing)
+        problems.append(missing)
+        links = []
+    return links, problems
+
+
+def pairs_of(links: Links) -> tuple[tuple[str, str], ...]:
+    """``links`` as the rule book compares alternate sets (:data:`rulebook.hreflang.Pairs`)."""
+    return tuple(sorted({(code.lower(), href) for code, href in links}))
 
 
 def urlset_head(namespaces: int) -> str:

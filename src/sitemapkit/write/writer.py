@@ -30,6 +30,7 @@ index is still ``sitemap.xml``; with both, ``.txt.gz``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gzip
 import itertools
 import os
@@ -54,7 +55,9 @@ from sitemapkit.fingerprints import (
     SeenUrls,
 )
 from sitemapkit.model import LastMod, UrlEntry
-from sitemapkit.urls import Scope
+from sitemapkit.rulebook import Problem
+from sitemapkit.rulebook.hreflang import Pairs, set_failures
+from sitemapkit.urls import NOT_PLAIN_PATH, PLAIN_URI, Scope, not_plain_uri
 from sitemapkit.write import render
 from sitemapkit.write.publish import publish_set
 
@@ -62,8 +65,8 @@ from sitemapkit.write.publish import publish_set
 _URL_OPEN, _URL_CLOSE = render.url_line("\0", None).split("\0")
 _URL_BETWEEN: Final = _URL_CLOSE + _URL_OPEN
 _LINE_EXTRA: Final = len(_URL_OPEN) + len(_URL_CLOSE)
-#: The ASCII characters render.NOT_PLAIN_PATH lets through, for a C-speed check of a run.
-_PLAIN_BYTES: Final = bytes(c for c in range(128) if render.NOT_PLAIN_PATH(chr(c)) is None)
+#: The ASCII characters NOT_PLAIN_PATH lets through, for a C-speed check of a run.
+_PLAIN_BYTES: Final = bytes(c for c in range(128) if NOT_PLAIN_PATH(chr(c)) is None)
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
 _BATCH_MASK: Final = _BATCH - 1
@@ -147,6 +150,11 @@ class WriteResult:
     skipped: dict[str, int] = field(default_factory=dict)
     #: The first refused entries, as ``reason: message`` lines.
     skipped_examples: list[str] = field(default_factory=list)
+    #: Annotations (lastmod, hints, images, videos, news, alternates) left out of pages
+    #: that were written (``skip_invalid``), by RULES.md code.
+    annotations_dropped: dict[str, int] = field(default_factory=dict)
+    #: The first of them, as ``reason: url: message`` lines.
+    annotations_examples: list[str] = field(default_factory=list)
     #: URLs outside the base URL's scope that were written (``allow_other_hosts``).
     out_of_scope: dict[str, int] = field(default_factory=dict)
     #: The exact robots.txt line, or ``None`` without a base URL.
@@ -186,6 +194,18 @@ class _Job(threading.Thread):
         self.join()
         if self._error is not None:
             raise self._error
+
+
+@dataclass(slots=True)
+class _Deferred:
+    """A page with alternates, checked but not yet placed (see :meth:`SitemapSetWriter.commit`)."""
+
+    entry: UrlEntry
+    uri: str
+    lastmod: str | None
+    key: float
+    links: render.Links
+    origin: str | None
 
 
 @dataclass(slots=True)
@@ -238,7 +258,15 @@ class SitemapSetWriter:
         self.dropped = 0
         self.skipped: dict[str, int] = {}
         self.skipped_examples: list[str] = []
+        self.annotations_dropped: dict[str, int] = {}
+        self.annotations_examples: list[str] = []
         self.out_of_scope: dict[str, int] = {}
+        # pages with alternates wait for commit: reciprocity needs the whole set
+        self._deferred: list[_Deferred] = []
+        self._pages: dict[str, Pairs] = {}
+        self._defer = not opts.text
+        self._warnings: list[str] = []
+        self._origin: str | None = None
         self._bytes_total = 0
         # the open part
         self._text = opts.text
@@ -362,13 +390,17 @@ class SitemapSetWriter:
             self._lm_cache[key] = cached
         return cached
 
-    def add(self, entry: EntryLike) -> bool:
+    def add(self, entry: EntryLike, origin: str | None = None) -> bool:
         """Add one entry; ``True`` if it will be written, ``False`` for a duplicate/skip.
 
         An invalid entry raises :class:`EntryError` (with its RULES.md code as
         ``rule``) and leaves the writer as it was, unless ``skip_invalid`` is
-        set: then it is counted under its rule and ``False`` is returned.
+        set: then an entry whose loc is unusable is counted under its rule and
+        ``False`` is returned, and a page with broken annotations is written
+        without them (see :attr:`WriteResult.annotations_dropped`).  ``origin``
+        (``file:line``) starts the examples that name this entry.
         """
+        self._origin = origin
         try:
             return self._add(entry)
         except InputError as exc:
@@ -377,7 +409,7 @@ class SitemapSetWriter:
                 if isinstance(exc, EntryError):
                     raise
                 raise EntryError(str(exc), rule=rule, value=exc.value) from exc
-            self.skip(rule, str(exc))
+            self.skip(rule, f"{origin}: {exc}" if origin else str(exc))
             return False
 
     def skip(self, rule: str, message: str) -> None:
@@ -386,33 +418,37 @@ class SitemapSetWriter:
         if len(self.skipped_examples) < _EXAMPLES:
             self.skipped_examples.append(f"{rule}: {message}")
 
+    def left_out(self, uri: str, problems: list[Problem], origin: str | None = None) -> None:
+        """Count annotations left out of a page that is written (``skip_invalid``)."""
+        where = f"{origin}: {uri}" if origin else uri
+        for rule, message in problems:
+            self.annotations_dropped[rule] = self.annotations_dropped.get(rule, 0) + 1
+            if len(self.annotations_examples) < _EXAMPLES:
+                self.annotations_examples.append(f"{rule}: {where}: {message}")
+
     def _add(self, entry: EntryLike) -> bool:
         if self._done:
             raise PublishError("this writer was already committed or aborted")
         if not isinstance(entry, UrlEntry):
             entry = _as_entry(entry)
         loc = entry.loc
-        if render.PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
+        if PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
             uri, dropped = loc, 0
         else:
             uri, dropped = render.clean_url(loc)
-        prefix = self._prefix
-        if prefix is not None and not uri.startswith(prefix):
-            assert self._scope is not None
-            code = self._scope.check(uri)
-            if code is not None:
-                if not self.options.allow_other_hosts:
-                    raise InputError(
-                        f"{uri} is outside {self._dir_url} ({code}); "
-                        "use --allow-other-hosts to write it anyway",
-                        rule=code,
-                        value=loc,
-                    )
-                self.out_of_scope[code] = self.out_of_scope.get(code, 0) + 1
+        self._check_scope(uri, loc)
+        lenient = self.options.skip_invalid
+        left_out: list[Problem] = []
         lastmod: str | None = None
         key = float("-inf")
         if entry.lastmod is not None:
-            lastmod, key = self._lastmod(entry.lastmod)
+            try:
+                lastmod, key = self._lastmod(entry.lastmod)
+            except InputError as exc:
+                if not lenient:
+                    raise
+                left_out.append((exc.rule or "lastmod-invalid", str(exc)))
+                entry = dataclasses.replace(entry, lastmod=None)
         plain = (
             not entry.images
             and not entry.videos
@@ -421,6 +457,7 @@ class SitemapSetWriter:
             and entry.changefreq is None
             and entry.priority is None
         )
+        links: render.Links | None = None
         if self._text:
             line = render.text_line(uri)
             size = len(line)
@@ -430,11 +467,15 @@ class SitemapSetWriter:
             size = len(line)  # clean URIs and written dates are ASCII
             ns = news = 0
         else:
-            rendered = render.render_url(entry, uri, lastmod)
+            if entry.alternates:
+                links, problems = render.check_alternates(entry.alternates, uri, lenient)
+                left_out.extend(problems)
+            rendered = render.render_url(entry, uri, lastmod, lenient=lenient, links=links)
             line = rendered.text
             size = len(line) if line.isascii() else len(line.encode("utf-8"))
             ns, news = rendered.namespaces, rendered.news
             dropped += rendered.dropped
+            left_out.extend(rendered.left_out)
         opts = self.options
         if self._head_lens[ns] + size + self._tail_len > opts.max_bytes:
             raise InputError(
@@ -448,6 +489,39 @@ class SitemapSetWriter:
             self.duplicates += 1
             return False
         self.dropped += dropped
+        if left_out:
+            self.left_out(uri, left_out, self._origin)
+        if links and self._defer:
+            self._deferred.append(_Deferred(entry, uri, lastmod, key, links, self._origin))
+            self._pages[uri] = render.pairs_of(links)
+            if len(self._deferred) >= limits.MAX_HREFLANG_PAGES:
+                self._give_up_reciprocity()
+            return True
+        self._place(line, size, ns, news, key, lastmod)
+        return True
+
+    def _check_scope(self, uri: str, loc: str) -> None:
+        prefix = self._prefix
+        if prefix is None or uri.startswith(prefix):
+            return
+        assert self._scope is not None
+        code = self._scope.check(uri)
+        if code is None:
+            return
+        if not self.options.allow_other_hosts:
+            raise InputError(
+                f"{uri} is outside {self._dir_url} ({code}); "
+                "use --allow-other-hosts to write it anyway",
+                rule=code,
+                value=loc,
+            )
+        self.out_of_scope[code] = self.out_of_scope.get(code, 0) + 1
+
+    def _place(
+        self, line: str, size: int, ns: int, news: int, key: float, lastmod: str | None
+    ) -> None:
+        """Append one accepted, rendered entry to the open part (closing it when full)."""
+        opts = self.options
         part_ns = self._ns | ns
         if (
             self._count + 1 > opts.max_urls
@@ -481,17 +555,66 @@ class SitemapSetWriter:
         if len(lines) >= _BATCH:
             self._flush_lines()
         self.urls += 1
-        return True
 
-    def add_all(self, entries: Iterable[EntryLike]) -> None:
+    # -- the set's hreflang rules ----------------------------------------------------
+    def _give_up_reciprocity(self) -> None:
+        """Too many pages with alternates to hold: write them as they are, as they come."""
+        self._defer = False
+        self._warnings.append(
+            f"more than {limits.MAX_HREFLANG_PAGES:,} pages carry hreflang alternates: their "
+            "reciprocity was not checked (the validator does not check it either)"
+        )
+        self._place_deferred({})
+
+    def _place_deferred(self, failed: dict[str, Problem]) -> None:
+        """Write the held pages in their order; the ``failed`` ones without alternates."""
+        deferred, self._deferred, self._pages = self._deferred, [], {}
+        lenient = self.options.skip_invalid
+        for d in deferred:
+            problem = failed.get(d.uri)
+            links: render.Links = d.links
+            if problem is not None:
+                self.left_out(d.uri, [problem], d.origin)
+                links = []
+            rendered = render.render_url(d.entry, d.uri, d.lastmod, lenient=lenient, links=links)
+            line = rendered.text
+            size = len(line) if line.isascii() else len(line.encode("utf-8"))
+            self._place(line, size, rendered.namespaces, rendered.news, d.key, d.lastmod)
+
+    def _settle_hreflang(self) -> None:
+        """Apply reciprocity over the whole set, then write the held pages.
+
+        Without ``skip_invalid`` a page whose alternates do not list it back fails
+        the build, naming the pages; with it, such pages are written without their
+        alternates (counted under ``hreflang-not-reciprocal``).
+        """
+        failed = set_failures(self._pages)
+        if failed and not self.options.skip_invalid:
+            shown = "; ".join(msg for _, msg in list(failed.values())[:5])
+            more = f" (and {len(failed) - 5:,} more)" if len(failed) > 5 else ""
+            raise EntryError(
+                f"{len(failed):,} page(s) have hreflang alternates that do not list them back: "
+                f"{shown}{more}; fix the alternates or use --skip-invalid to write those "
+                "pages without them",
+                rule="hreflang-not-reciprocal",
+            )
+        self._place_deferred(failed)
+
+    def add_all(
+        self, entries: Iterable[EntryLike], origin: Callable[[], str] | None = None
+    ) -> None:
         """Add every entry (see :meth:`add`), fast.
 
         The common entry (a plain in-scope URL, a lastmod seen before, room
         in the open part, no extension) is handled inline here with local
         variables; anything else (and every decision with a side effect:
-        a duplicate, a full part, an error) goes through :meth:`add`.
+        a duplicate, a full part, an error) goes through :meth:`add`, with
+        ``origin()`` (where the entry came from) as its ``origin``.
         """
-        add = self.add
+        add: Callable[[EntryLike], bool] = self.add
+        if origin is not None:
+            add = lambda entry: self.add(entry, origin())  # noqa: E731 - the hot loop's local
+
         if self._text or self._done:
             for entry in cast("Iterable[Any]", entries):
                 add(entry)
@@ -500,9 +623,9 @@ class SitemapSetWriter:
         bad_char: Callable[[str, int], object]
         if prefix is None:
             prefix = ""
-            bad_char = render.NOT_PLAIN_URI
+            bad_char = not_plain_uri
         else:
-            bad_char = cast("Callable[[str, int], object]", render.NOT_PLAIN_PATH)
+            bad_char = cast("Callable[[str, int], object]", NOT_PLAIN_PATH)
         plen = len(prefix)
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
@@ -682,7 +805,9 @@ class SitemapSetWriter:
         """Finish the last part, write the index if needed, and publish the whole set."""
         if self._done:
             raise PublishError("this writer was already committed or aborted")
-        warnings: list[str] = []
+        if self._deferred:
+            self._settle_hreflang()
+        warnings = list(self._warnings)
         if self._count or not self._closed:
             if self.urls == 0:
                 warnings.append("no URL was written: the urlset is empty (urlset-empty)")
@@ -719,6 +844,8 @@ class SitemapSetWriter:
             dropped_chars=self.dropped,
             skipped=dict(self.skipped),
             skipped_examples=list(self.skipped_examples),
+            annotations_dropped=dict(self.annotations_dropped),
+            annotations_examples=list(self.annotations_examples),
             out_of_scope=dict(self.out_of_scope),
             robots_line=robots_line,
             robots_hint=robots_hint,

@@ -1,0 +1,158 @@
+"""Rendering benchmark (issue 14): sitemapkit ``--render`` against crawlee-python, in one run.
+
+1. **SPA, always.**  ``bench/spa_site.py --kind spa``: a 500-page single-page
+   application (links exist only after scripts run; pages load a hero picture,
+   a style sheet, a font and a slow third-party analytics script, as real ones
+   do).  ``sitemapkit crawl --render always --render-concurrency 2`` against
+   crawlee-python 1.11's ``PlaywrightCrawler`` (``bench/peers/crawlee_render.py``,
+   scratch venv) at concurrency 2, both on Debian's ``/usr/bin/chromium``.
+   crawlee waits for ``networkidle`` before reading links (with ``load`` it
+   misses links built after a fetch: shown too, ``--peer-load``).  Target:
+   ours >= 1.5x crawlee's pages/s, with the same URL set (the site's own list).
+2. **Mixed, auto vs always.**  ``--kind mixed``: 5,000 pages in sections of
+   100; one section in ten builds its onward links with a script.  Target:
+   ``--render auto`` finds the same URL set as ``--render always`` >= 5x faster.
+
+Peak RSS is the whole process tree's (browser included).  ``--quick``: 120 and
+1,000 pages.  Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import urllib.request
+from pathlib import Path
+
+import _common as c
+from crawl_bench import list_pages, sitemap_pages
+
+CRAWLEE = "crawlee[playwright]==1.11.0"
+
+
+def expected_urls(port: int) -> set[str]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/urls.txt", timeout=30) as resp:
+        return {line.strip() for line in resp.read().decode().splitlines() if line.strip()}
+
+
+def ours(
+    label: str, url: str, work: Path, mode: str, concurrency: int
+) -> tuple[c.Measurement, set[str]]:
+    out = work / f"out-{label}"
+    cmd = [
+        str(c.our_cli()), "crawl", url, "-o", str(out), "--db", str(work / f"{label}.db"),
+        "--render", mode, "--render-concurrency", str(concurrency),
+    ]  # fmt: skip
+    m = c.run_measured(label, cmd, stderr=work / f"{label}.err", stdout=work / f"{label}.out")
+    return m, sitemap_pages(out)
+
+
+def peer(
+    label: str, bin_dir: Path, url: str, work: Path, concurrency: int, wait: str
+) -> tuple[c.Measurement, set[str]]:
+    out = work / f"{label}.txt"
+    cmd = [
+        str(bin_dir / "python"), str(c.BENCH_DIR / "peers" / "crawlee_render.py"), url,
+        "--concurrency", str(concurrency), "--wait", wait,
+    ]  # fmt: skip
+    m = c.run_measured(label, cmd, stdout=out, stderr=work / f"{label}.err")
+    return m, list_pages(out)
+
+
+def row(m: c.Measurement, found: set[str], want: set[str]) -> list[object]:
+    pps = len(found) / m.wall_s if m.wall_s else 0.0
+    return [
+        m.label,
+        f"{m.wall_s:.1f}",
+        f"{pps:.1f}",
+        len(found),
+        len(found ^ want),
+        f"{m.peak_mb:.0f}",
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--concurrency", type=int, default=2)
+    ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--peer-load", action="store_true", help="also run crawlee with wait=load")
+    args = ap.parse_args()
+    spa_pages, mixed_pages = (120, 1001) if args.quick else (500, 5001)
+    work = c.SCRATCH / "render"
+    work.mkdir(parents=True, exist_ok=True)
+    crawlee_bin = None if args.skip_peers else c.scratch_venv("crawlee", [CRAWLEE])
+    header = ["run", "wall s", "pages/s", "URLs", "diff vs site", "peak MB"]
+    results: dict[str, object] = {"machine": c.machine_note()}
+    text: list[str] = [c.machine_note()]
+
+    port = c.free_port()
+    site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "spa"]
+    with c.background(
+        [*site, "--pages", str(spa_pages), "--port", str(port)], port, work / "spa.log"
+    ):
+        url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
+        rows, runs = [], {}
+        m, found = ours("sitemapkit always", url, work, "always", args.concurrency)
+        rows.append(row(m, found, want))
+        runs["ours"] = (m, found)
+        if crawlee_bin is not None:
+            waits = ["networkidle", "load"] if args.peer_load else ["networkidle"]
+            for wait in waits:
+                pm, pfound = peer(f"crawlee {wait}", crawlee_bin, url, work, args.concurrency, wait)
+                rows.append(row(pm, pfound, want))
+                runs[wait] = (pm, pfound)
+        text.append(
+            c.table(
+                header,
+                rows,
+                title=f"1. SPA, {spa_pages} pages, render concurrency {args.concurrency}",
+            )
+        )
+        if "networkidle" in runs:
+            (om, of), (pm, pf) = runs["ours"], runs["networkidle"]
+            speed = (len(of) / om.wall_s) / (len(pf) / pm.wall_s) if pf and of else 0.0
+            same = of == want and pf == want
+            text.append(
+                f"pages/s ours / crawlee: {speed:.2f}x (target >= 1.5x, same URL set: {same}): "
+                f"{c.verdict(speed >= 1.5 and same)}"
+            )
+            results["spa"] = {"ratio": speed, "same_urls": same}
+        results["spa_runs"] = {k: v[0].as_dict() for k, v in runs.items()}
+
+    port = c.free_port()
+    site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "mixed"]
+    with c.background(
+        [*site, "--pages", str(mixed_pages), "--port", str(port)], port, work / "mixed.log"
+    ):
+        url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
+        am, afound = ours("sitemapkit auto", url, work, "auto", args.concurrency)
+        wm, wfound = ours("sitemapkit always", url, work, "always", args.concurrency)
+        text.append(
+            c.table(
+                header,
+                [row(am, afound, want), row(wm, wfound, want)],
+                title=f"2. mixed site, {mixed_pages} pages, 10% of sections built by script",
+            )
+        )
+        speed = wm.wall_s / am.wall_s if am.wall_s else 0.0
+        same = afound == wfound == want
+        text.append(
+            f"auto vs always: {speed:.2f}x faster (target >= 5x, same URL set: {same}): "
+            f"{c.verdict(speed >= 5 and same)}"
+        )
+        results["mixed"] = {
+            "ratio": speed,
+            "same_urls": same,
+            "auto": am.as_dict(),
+            "always": wm.as_dict(),
+        }
+
+    report = "\n\n".join(text)
+    print(report)
+    c.save_results("render_bench", results, report)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""What an entry is: the one definition the reader and the validator both call.
+
+Why: the reader used to take ``<url xmlns="">`` in a sitemap-namespace urlset as
+an entry while the validator called the same file ``urlset-empty``, and the
+validator counted text lines that are no URL as "entries" while the reader
+dropped them.  Both now ask these functions, so a file has the same entries
+whichever command reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Final
+
+from sitemapkit.limits import MAX_TEXT_CHARS
+from sitemapkit.read.kinds import SITEMAP_ENTRY, Kind
+
+if TYPE_CHECKING:
+    from sitemapkit.read.xmlstream import Node
+
+#: a web page URL as the reader takes it: http or https, then a host.  The validator's
+#: loc rules are stricter (escaping, ports, scope); this only keeps ``javascript:``,
+#: ``file:``, ``mailto:`` and relative paths out of what is listed as a page.
+_WEB_URL: Final = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
+_PREFIXES: Final = ("http://", "https://")
+
+
+def is_sitemap_entry(node: Node, kind: Kind, core_ns: str) -> bool:
+    """True when ``node`` (a child of the root) is an entry of a urlset or sitemapindex:
+    the entry element, in the root's own namespace (``<url xmlns="">`` under a namespaced
+    urlset is not one)."""
+    return node.name == SITEMAP_ENTRY[kind] and node.ns == core_ns
+
+
+def is_web_url(loc: str) -> bool:
+    """True when ``loc`` is an http(s) URL with a host: something a page list may hold."""
+    return loc.startswith(_PREFIXES) or _WEB_URL.match(loc) is not None
+
+
+def text_line_url(text: str) -> str | None:
+    """The URL a text-sitemap line holds, or None when the line is not one absolute URL."""
+    loc = text.strip()
+    if not loc or not is_web_url(loc) or any(ch.isspace() for ch in loc):
+        return None
+    return loc
+
+
+def loc_problem(loc: str) -> tuple[str, str] | None:
+    """Why the reader leaves ``loc`` out of a page list, as (code, message), or None.
+
+    A loc longer than :data:`~sitemapkit.limits.MAX_TEXT_CHARS` cannot be held
+    whole (the parser keeps that much of a text), so it is never printed cut.
+    """
+    if len(loc) >= MAX_TEXT_CHARS:
+        return (
+            "loc-too-long",
+            f'loc of {MAX_TEXT_CHARS:,} characters or more left out ("{loc[:60]}...")',
+        )
+    if not is_web_url(loc):
+        return "loc-not-absolute", f'"{loc[:200]}" is not an http(s) URL; left out'
+    return None
+
+
+def all_plain(locs: list[str]) -> bool:
+    """True when no loc of ``locs`` needs :func:`loc_problem` (the common case, C speed)."""
+    if not locs:
+        return True
+    return max(map(len, locs)) < MAX_TEXT_CHARS and all(loc.startswith(_PREFIXES) for loc in locs)

@@ -1,0 +1,44 @@
+"""Rules of the values beside a loc: lastmod (any W3C date field), changefreq, priority."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from sitemapkit import dates, limits
+from sitemapkit.rulebook import Problem
+
+_WHY: Final = {
+    "lastmod-invalid": "is not a valid date",
+    "lastmod-imprecise": "is not precise enough (YYYY-MM-DD or a full time with seconds)",
+    "lastmod-no-timezone": "has a time without a timezone (or a date with an offset)",
+}
+_PRIORITY: Final = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def lastmod_problem(text: str) -> Problem | None:
+    """The lastmod code ``text`` (stripped) breaks: invalid, imprecise or without a zone."""
+    code = dates.classify(text)
+    if code is None:
+        if text.isascii():
+            return None
+        code = "lastmod-invalid"  # ``\d`` takes other scripts' digits; the schema does not
+    return code, f'"{text[:60]}" {_WHY[code]}'
+
+
+def changefreq_problem(text: str) -> Problem | None:
+    """``changefreq-invalid`` unless ``text`` is one of the seven values."""
+    if text in limits.CHANGEFREQ_VALUES:
+        return None
+    return (
+        "changefreq-invalid",
+        f'changefreq "{text[:40]}" is not one of always, hourly, daily, weekly, monthly, '
+        "yearly, never",
+    )
+
+
+def priority_problem(text: str) -> Problem | None:
+    """``priority-invalid`` unless ``text`` is a decimal from 0.0 to 1.0."""
+    if _PRIORITY.fullmatch(text) and float(text) <= 1.0:
+        return None
+    return "priority-invalid", f'priority "{text[:40]}" is not a number from 0.0 to 1.0'

@@ -1,0 +1,77 @@
+"""Which store a ``--db`` spec names, opened in one place.
+
+A spec is a path (the SQLite default, ``crawl.sqlite``), ``sqlite:///path``, or
+a database URL.  Everything that opens a crawl store (the crawl, ``--why``,
+``inventory``, ``visualize``, the demo) comes through :func:`open_store`, so a
+second store (PostgreSQL: ``postgresql://...``) is added here and nowhere else.
+The SQLite module is imported only when a SQLite store is opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from sitemapkit.errors import StoreError
+from sitemapkit.model import PageRecord
+from sitemapkit.store.base import CrawlStore, OpenMode
+
+#: URL schemes of database servers this build cannot open yet (named, not guessed).
+_SERVER_SCHEMES = ("postgresql", "postgres")
+
+
+def _sqlite_path(spec: str | Path) -> Path:
+    """The SQLite file of ``spec``, or a :class:`StoreError` for any other kind."""
+    if isinstance(spec, Path):
+        return spec
+    scheme, sep, rest = spec.partition("://")
+    if not sep:
+        return Path(spec.removeprefix("sqlite:")) if spec.startswith("sqlite:") else Path(spec)
+    if scheme.lower() == "sqlite":
+        return Path(rest) if rest.startswith("/") else Path("/" + rest)
+    if scheme.lower() in _SERVER_SCHEMES:
+        raise StoreError(f"{scheme}://...: this build has no PostgreSQL store yet")
+    raise StoreError(f"{scheme}://...: not a kind of crawl store sitemapkit knows")
+
+
+def open_store(spec: str | Path, *, mode: OpenMode = "open") -> CrawlStore:
+    """Open the crawl store ``spec`` names, as ``mode`` says (:data:`OpenMode`).
+
+    Every mode but ``read`` locks the store for this process until ``close()``;
+    a second writer gets :class:`~sitemapkit.errors.StoreBusyError` and nothing
+    is touched (``replace`` deletes the old crawl only once the lock is held).
+    Any other problem (not a crawl, a newer schema, ``new`` on an existing
+    store) is a :class:`StoreError` naming the store.
+    """
+    from sitemapkit.store.sqlite import SqliteStore
+
+    return SqliteStore(_sqlite_path(spec), mode=mode)
+
+
+def is_crawl_db(spec: str | Path) -> bool:
+    """True when ``spec`` names an existing sitemapkit crawl store (never raises)."""
+    try:
+        path = _sqlite_path(spec)
+    except StoreError:
+        return False
+    from sitemapkit.store import sqlite
+
+    return sqlite.is_crawl_db(path)
+
+
+def store_exists(spec: str | Path) -> bool:
+    """True when something is already stored under ``spec`` (a crawl or any other file)."""
+    return _sqlite_path(spec).exists()
+
+
+def iter_page_records(spec: str | Path) -> Iterator[PageRecord]:
+    """Every URL the crawl in ``spec`` saw, in discovery order (streamed, read-only).
+
+    See :meth:`~sitemapkit.store.base.CrawlStore.page_records`; the store is
+    opened when iteration starts and closed when it ends.
+    """
+    store = open_store(spec, mode="read")
+    try:
+        yield from store.page_records()
+    finally:
+        store.close()

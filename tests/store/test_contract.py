@@ -1,0 +1,248 @@
+"""The ``CrawlStore`` contract, run against every store implementation.
+
+Each test opens stores only through :func:`sitemapkit.store.open_store` and
+uses only the protocol, so a new store joins by adding one entry to
+:data:`IMPLEMENTATIONS`: a function that returns the spec of a fresh, empty
+store (a path for SQLite; for PostgreSQL, the URL of a throwaway database on a
+test cluster).  What is pinned here is what the crawler, ``--resume``,
+``--why``, ``inventory`` and the visual map rely on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sitemapkit.errors import StoreBusyError, StoreError
+from sitemapkit.model import Alternate
+from sitemapkit.store import is_crawl_db, iter_page_records, open_store
+from sitemapkit.store.base import CrawlStore, Fate, LinkRow, NewUrl, Outcome, UrlState
+
+#: name -> makes the spec of a fresh, empty store in a temporary folder
+IMPLEMENTATIONS: dict[str, Callable[[Path], str]] = {
+    "sqlite": lambda tmp: str(tmp / "crawl.sqlite"),
+}
+
+
+@pytest.fixture(params=sorted(IMPLEMENTATIONS))
+def spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return IMPLEMENTATIONS[request.param](tmp_path)
+
+
+@pytest.fixture
+def store(spec: str) -> Iterator[CrawlStore]:
+    opened = open_store(spec)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+# -- frontier ------------------------------------------------------------------------
+
+
+def test_frontier_is_shallowest_first_deduplicated_and_claimed_once(store: CrawlStore) -> None:
+    added = store.add_urls(
+        [
+            NewUrl("http://a/2", 2, None),
+            NewUrl("http://a/1", 1, None),
+            NewUrl("http://a/0", 0, None),
+        ]
+    )
+    assert {u: s for u, (_, s) in added.items()} == dict.fromkeys(added, UrlState.QUEUED)
+    assert store.add_urls([NewUrl("http://a/1", 5, None)])["http://a/1"] == added["http://a/1"]
+    assert [c.url for c in store.claim(2)] == ["http://a/0", "http://a/1"]
+    (last,) = store.claim(10)
+    assert (last.url, last.depth) == ("http://a/2", 2)
+    assert store.claim(10) == []
+    assert list(store.lookup(["http://a/0", "http://a/x"])) == ["http://a/0"]
+    assert store.fate(added["http://a/0"][0]) == Fate(UrlState.CLAIMED, None, None)
+    assert store.release_claims() == 3
+    assert len(store.claim(10)) == 3
+
+
+def test_held_urls_wait_for_a_followed_link(store: CrawlStore) -> None:
+    added = store.add_urls([NewUrl("http://a/nf", 1, None, UrlState.HELD, "nofollow-only")])
+    url_id, state = added["http://a/nf"]
+    assert state == UrlState.HELD
+    assert store.claim(5) == []
+    store.requeue([(url_id, 3)])
+    (claimed,) = store.claim(5)
+    assert (claimed.id, claimed.url, claimed.depth) == (url_id, "http://a/nf", 3)
+
+
+def test_a_redirect_target_is_claimed_only_once(store: CrawlStore) -> None:
+    first = store.claim_url("http://a/r", 1, None)
+    assert first is not None
+    assert store.claim_url("http://a/r", 1, None) is None
+    assert store.fate(first.id) == Fate(UrlState.CLAIMED, None, None)
+
+
+def test_counts_track_the_states(store: CrawlStore) -> None:
+    store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(5)])
+    store.add_urls([NewUrl("http://a/held", 1, None, UrlState.HELD, "nofollow-only")])
+    one, two = store.claim(2)
+    store.finish(one.id, Outcome(status=200, indexable=True, fetched_at=1.0))
+    store.finish(two.id, Outcome(status=503, reason="http-503", fetched_at=1.0))
+    counts = store.counts()
+    expected = {"queued": 3, "claimed": 0, "done": 2, "held": 1}
+    assert {k: counts[k] for k in expected} == expected
+    assert (counts["fetched"], counts["indexable"], counts["errors"]) == (2, 1, 1)
+    assert store.queued() == 3
+
+
+# -- results -------------------------------------------------------------------------
+
+
+def test_outcomes_fates_and_decisions(store: CrawlStore) -> None:
+    home, page, _waiting = _ids_after_add(store, "http://a/", "http://a/p", "http://a/w")
+    assert store.fate(home) == Fate(UrlState.QUEUED, None, None)
+    store.finish(home, Outcome(status=200, indexable=True))
+    store.finish(page, Outcome(status=301, reason="redirect", redirect_to="http://a/x"))
+    # a decision keeps what was fetched (the status) and takes the page out of the sitemap
+    store.decide(page, "redirect-loop", "http://a/p -> http://a/x -> http://a/p")
+    assert store.fate(home) == Fate(UrlState.DONE, 200, None)
+    assert store.fate(page) == Fate(UrlState.DONE, 301, "redirect-loop")
+    assert store.fate(10**9) is None
+    assert store.reasons() == {"redirect-loop": 1, "not-crawled": 1}
+    assert store.explain("http://a/p").detail == "http://a/p -> http://a/x -> http://a/p"  # type: ignore[union-attr]
+
+
+def _ids_after_add(store: CrawlStore, *urls: str) -> list[int]:
+    added = store.add_urls([NewUrl(u, 0 if i == 0 else 1, None) for i, u in enumerate(urls)])
+    return [added[u][0] for u in urls]
+
+
+def test_records_sitemap_rows_and_explanations(store: CrawlStore, spec: str) -> None:
+    home, old, new = _ids_after_add(store, "http://a/", "http://a/old", "http://a/new")
+    store.finish(
+        home,
+        Outcome(
+            status=200,
+            indexable=True,
+            title="Home",
+            outlinks=2,
+            alternates=(Alternate("de", "http://a/de"),),
+            images=("http://a/i.png",),
+        ),
+    )
+    store.add_links(home, [LinkRow(old, False, "a"), LinkRow(new, True, "a")])
+    store.finish(old, Outcome(status=301, reason="redirect", redirect_to="http://a/new"))
+    store.add_redirect(old, 1, "http://a/new", 301)
+    store.add_links(old, [LinkRow(new, False, "redirect")])
+    store.finish(new, Outcome(status=200, indexable=True, lastmod="2024-01-01"))
+    store.commit()
+    rows = [(r.url, r.lastmod, r.alternates, r.images) for r in store.sitemap_rows()]
+    assert rows == [
+        ("http://a/", None, (Alternate("de", "http://a/de"),), ("http://a/i.png",)),
+        ("http://a/new", "2024-01-01", (), ()),
+    ]
+    records = {r.url: r for r in store.page_records()}
+    assert list(records) == ["http://a/", "http://a/old", "http://a/new"]
+    assert records["http://a/new"].inlinks == 2
+    assert (records["http://a/old"].reason, records["http://a/"].title) == ("redirect", "Home")
+    info = store.explain("http://a/old")
+    assert info is not None
+    assert info.redirect_chain == (("http://a/old", 301), ("http://a/new", 200))
+    assert store.explain("http://a/never") is None
+    # the same answers through a read-only open, while the writer still holds the store
+    assert [r.url for r in iter_page_records(spec)] == list(records)
+
+
+def test_records_name_the_page_each_url_was_found_on(store: CrawlStore) -> None:
+    home = store.add_urls([NewUrl("http://a/", 0, None)])["http://a/"][0]
+    store.add_urls([NewUrl("http://a/x", 1, home)])
+    records = {r.url: r for r in store.page_records()}
+    assert records["http://a/x"].extra["found_from"] == "http://a/"
+    assert "found_from" not in records["http://a/"].extra
+    assert (records["http://a/x"].reason, records["http://a/x"].indexable) == (
+        "not-crawled",
+        False,
+    )
+
+
+# -- durability ----------------------------------------------------------------------
+
+
+def test_meta_and_batches_survive_a_reopen(spec: str) -> None:
+    store = open_store(spec)
+    store.set_meta("start_url", "http://a/")
+    store.set_meta("start_url", "http://b/")
+    store.add_urls([NewUrl("http://b/", 0, None)])
+    store.close()
+    again = open_store(spec, mode="resume")
+    try:
+        assert again.get_meta("start_url") == "http://b/"
+        assert again.meta() == {"start_url": "http://b/"}
+        assert again.get_meta("missing") is None
+        assert list(again.lookup(["http://b/"])) == ["http://b/"]
+    finally:
+        again.close()
+
+
+def test_rollback_drops_the_whole_batch_and_nothing_before_it(spec: str) -> None:
+    store = open_store(spec)
+    store.add_urls([NewUrl("http://a/kept", 0, None)])
+    store.commit()
+    store.set_meta("scope_origins", "http://b")
+    store.add_urls([NewUrl("http://b/lost", 1, None)])
+    store.rollback()
+    assert store.lookup(["http://b/lost"]) == {}
+    assert store.get_meta("scope_origins") is None
+    store.close()
+    reader = open_store(spec, mode="read")
+    try:
+        assert [r.url for r in reader.page_records()] == ["http://a/kept"]
+    finally:
+        reader.close()
+
+
+# -- opening and locking -------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_and_touches_nothing(store: CrawlStore, spec: str) -> None:
+    store.add_urls([NewUrl("http://a/", 0, None)])
+    store.commit()
+    for mode in ("open", "resume", "new", "replace"):
+        with pytest.raises(StoreBusyError, match="in use by another sitemapkit process"):
+            open_store(spec, mode=mode)  # type: ignore[arg-type]
+    assert store.lookup(["http://a/"])
+    reader = open_store(spec, mode="read")  # readers need no lock
+    reader.close()
+
+
+def test_the_lock_is_released_on_close(spec: str) -> None:
+    open_store(spec).close()
+    open_store(spec).close()
+    assert is_crawl_db(spec)
+
+
+def test_modes_check_what_is_there(spec: str) -> None:
+    with pytest.raises(StoreError):
+        open_store(spec, mode="read")
+    with pytest.raises(StoreError, match="not a crawl database to resume"):
+        open_store(spec, mode="resume")
+    assert not is_crawl_db(spec)
+    first = open_store(spec, mode="new")
+    first.set_meta("start_url", "http://a/")
+    first.close()
+    with pytest.raises(StoreError, match="already exists"):
+        open_store(spec, mode="new")
+    fresh = open_store(spec, mode="replace")
+    try:
+        assert fresh.meta() == {}
+    finally:
+        fresh.close()
+
+
+def test_unknown_specs_are_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no PostgreSQL store"):
+        open_store("postgresql://user:secret@db.example/crawl")
+    with pytest.raises(StoreError, match="not a kind of crawl store"):
+        open_store("mongodb://db.example/crawl")
+    assert not is_crawl_db("postgresql://db.example/crawl")
+    path = tmp_path / "x.sqlite"
+    open_store(f"sqlite://{path}").close()
+    assert is_crawl_db(path)
