@@ -59,6 +59,9 @@ MAX_INPUT_LINE_BYTES: Final = 4 * 1024 * 1024
 MAX_INDEX_DEPTH: Final = 5
 #: Number of sitemaps followed from one source.
 MAX_SITEMAPS_FOLLOWED: Final = 60_000
+#: Bytes of a robots.txt that are read (RFC 9309 2.5 allows a cap of at least 500 KiB;
+#: Google reads exactly that); the rest is ignored.
+MAX_ROBOTS_BYTES: Final = 500 * 1024
 #: Redirects followed for one URL before it is a loop or chain.
 MAX_REDIRECTS: Final = 10
 #: One element's text is kept up to this many characters; the rest is dropped (and noted).
