@@ -51,6 +51,10 @@ MAX_HREFLANG_PAGES: Final = 200_000
 MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024
 #: Bytes we accept after decompressing one gzip member (a gzip bomb stops here).
 MAX_DECOMPRESSED_BYTES: Final = 200 * 1024 * 1024
+#: Bytes in one line of a ``build`` input (a URL, a CSV row, a JSON Lines entry with
+#: up to 1,000 images): a longer line is refused as soon as this is passed, and reading
+#: goes on at the next line break (memory stays flat on a 1 GB line).
+MAX_INPUT_LINE_BYTES: Final = 4 * 1024 * 1024
 #: Depth of index -> sitemap following before we stop.
 MAX_INDEX_DEPTH: Final = 5
 #: Number of sitemaps followed from one source.
