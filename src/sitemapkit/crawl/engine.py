@@ -274,9 +274,8 @@ class Crawler:
                 task.cancel()
             if ticker is not None:
                 ticker.cancel()
-            for task in [*workers, *([ticker] if ticker else [])]:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            # Collected, not re-raised: the first failure is already on its way up.
+            await asyncio.gather(*workers, *([ticker] if ticker else []), return_exceptions=True)
             if own_session:
                 await session.close()
             if self.renderer is not None:
