@@ -110,6 +110,7 @@ def _reference_natural_key(text: str) -> tuple[str | int, ...]:
 
 
 @given(st.text(alphabet="ab-AB019٣", max_size=12))
+@settings(deadline=None)
 def test_natural_key_shortcuts_agree_with_the_general_rule(text: str) -> None:
     assert natural_key(text) == _reference_natural_key(text)
 
@@ -215,7 +216,7 @@ def test_dated_locs_are_the_entries_the_reader_gives() -> None:
 
 
 @given(st.lists(st.text(alphabet="ab-A019٣", max_size=6), max_size=8))
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 def test_order_check_agrees_with_the_natural_key(names: list[str]) -> None:
     from sitemapkit.visual.builder import in_natural_order
 
