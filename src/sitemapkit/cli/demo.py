@@ -78,7 +78,7 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
         finally:
             store.close()
         problems = check_expected(base, db, _sitemap_locs(out_dir))
-    for line in summary_lines(result, done.sitemap):
+    for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):
         click.echo(line)
