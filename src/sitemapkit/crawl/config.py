@@ -12,12 +12,12 @@ import re
 from dataclasses import asdict, dataclass, fields
 from urllib.parse import urlsplit
 
-from sitemapkit import __version__
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_DOWNLOAD_BYTES
+from sitemapkit.read.source import USER_AGENT
 
 #: Identifies us to site owners, with a page that says what we are.
-DEFAULT_USER_AGENT = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
+DEFAULT_USER_AGENT = USER_AGENT  # one User-Agent for crawler and reader (read/source.py)
 #: An HTML page larger than this is cut (and recorded as ``too-large``): 10 MiB.
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 

@@ -143,8 +143,12 @@ class Crawler:
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
+        follow_links: bool = True,
     ) -> None:
         self.config = config.validate()
+        #: False fetches and judges the queued URLs only (the audit's listed URLs the
+        #: crawl did not reach): their links are neither recorded nor followed.
+        self._follow_links = follow_links
         self.store = store
         self._session = session
         self._progress = progress
@@ -275,9 +279,8 @@ class Crawler:
                 task.cancel()
             if ticker is not None:
                 ticker.cancel()
-            for task in [*workers, *([ticker] if ticker else [])]:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            # Collected, not re-raised: the first failure is already on its way up.
+            await asyncio.gather(*workers, *([ticker] if ticker else []), return_exceptions=True)
             if own_session:
                 await session.close()
             self._close(finished, failed)
@@ -604,7 +607,8 @@ class Crawler:
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
-        self._discover(item, facts)
+        if self._follow_links:
+            self._discover(item, facts)
 
     def _discover(self, item: Claimed, facts: PageFacts) -> None:
         depth = item.depth + 1

@@ -45,6 +45,7 @@ from sitemapkit.store.base import (
     UrlState,
 )
 from sitemapkit.store.lock import StoreLock
+from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -110,7 +111,9 @@ _MIGRATIONS: tuple[str, ...] = (
         links TEXT NOT NULL DEFAULT ''
     );
     """,
-    # 3: the site's own spelling of a URL where it differs from the dedup key in ``url``
+    # 3: the audit's listed URLs and findings (sitemapkit audit).
+    AUDIT_SCHEMA,
+    # 4: the site's own spelling of a URL where it differs from the dedup key in ``url``
     # (a sorted query is a key, never a URL to publish), and notes on pages that do not
     # change their fate (``links-capped``, annotations the writer left out).
     """
@@ -184,7 +187,7 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore:
+class SqliteStore(AuditTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
