@@ -5,8 +5,9 @@ sitemaps", but an audit also needs "where from": a sitemap found only at a
 well-known path is ``sitemap-not-in-robots``, a robots.txt line that leads
 nowhere is ``robots-sitemap-broken`` (judged later, from the validator's
 findings).  The ``Sitemap:`` lines are parsed by the reader's one parser
-(:func:`~sitemapkit.read.discover.parse_robots_sitemaps`); robots.txt is read
-under the same 512 KiB cap, so a 50 MB robots.txt costs 512 KiB.
+(:func:`~sitemapkit.read.robots.parse_robots_sitemaps`); robots.txt is read
+under the same 500 KiB cap (``limits.MAX_ROBOTS_BYTES``), so a 50 MB robots.txt
+costs 500 KiB.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from sitemapkit.limits import MAX_ROBOTS_BYTES
 from sitemapkit.model import Finding
-from sitemapkit.read.discover import (
-    MAX_ROBOTS_BYTES,
-    WELL_KNOWN_PATHS,
-    parse_robots_sitemaps,
-)
+from sitemapkit.read.discover import WELL_KNOWN_PATHS
 from sitemapkit.read.discover import _looks_like_sitemap as looks_like_sitemap
-from sitemapkit.read.discover import _read_capped as _read
+from sitemapkit.read.discover import read_capped as _read
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.read.source import ReadLimits, SourceProblem
 
 if TYPE_CHECKING:
@@ -39,8 +38,8 @@ class Discovery:
     robots_url: str
     #: ``Sitemap:`` URLs of robots.txt, in file order.
     in_robots: list[str] = field(default_factory=list)
-    #: Well-known paths that answered with something sitemap-shaped (tried only when
-    #: robots.txt names none).
+    #: Well-known paths that answered with something sitemap-shaped and that robots.txt
+    #: does not name (``sitemap-not-in-robots``; audited only when robots.txt names none).
     well_known: list[str] = field(default_factory=list)
     #: robots.txt findings of the reader (``robots-sitemap-relative``).
     findings: list[Finding] = field(default_factory=list)
@@ -66,17 +65,22 @@ async def find_sitemaps(
     except SourceProblem as exc:
         if exc.code != "http-404":
             found.robots_problem = f"{exc.code}: {exc.message}"
-    text = body.decode("utf-8", "replace")
-    found.in_robots, found.findings = parse_robots_sitemaps(text, found.robots_url)
+    robots = parse_robots_sitemaps(body, found.robots_url)
+    found.in_robots, found.findings = list(robots.urls), list(robots.findings)
+    named = set(found.in_robots)
+    found.well_known = [
+        url for url in await probe_well_known(origin, session, lim) if url not in named
+    ]
     if not found.in_robots:
-        found.well_known = await probe_well_known(origin, session, lim)
+        found.well_known = found.well_known[:1]  # the reader's rule: the first one wins
     return found
 
 
 async def probe_well_known(
     origin: str, session: aiohttp.ClientSession, lim: ReadLimits
 ) -> list[str]:
-    """The first well-known sitemap path of ``origin`` that answers with a sitemap."""
+    """Every well-known sitemap path of ``origin`` that answers with a sitemap (2 KiB each)."""
+    found: list[str] = []
     for path in WELL_KNOWN_PATHS:
         url = origin + path
         try:
@@ -84,5 +88,5 @@ async def probe_well_known(
         except SourceProblem:
             continue
         if looks_like_sitemap(head):
-            return [url]
-    return []
+            found.append(url)
+    return found
