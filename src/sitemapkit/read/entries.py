@@ -16,7 +16,7 @@ from sitemapkit.limits import MAX_TEXT_CHARS
 from sitemapkit.read.kinds import SITEMAP_ENTRY, Kind
 
 if TYPE_CHECKING:
-    from sitemapkit.read.xmlstream import Node
+    from sitemapkit.read.xmlnodes import Node
 
 #: a web page URL as the reader takes it: http or https, then a host.  The validator's
 #: loc rules are stricter (escaping, ports, scope); this only keeps ``javascript:``,
