@@ -56,6 +56,12 @@ class CrawlConfig:
     retries: int = 3
     #: Longest ``Retry-After`` / back-off we are willing to sleep for one request.
     max_retry_wait: float = 60.0
+    #: ``--render``: ``never``, ``auto`` or ``always`` (see :mod:`sitemapkit.render`).
+    render: str = "never"
+    #: ``--render-timeout``: seconds before a page that will not settle is cut.
+    render_timeout: float = 15.0
+    #: ``--render-concurrency``: pages rendered at once.
+    render_concurrency: int = 2
 
     def validate(self) -> CrawlConfig:
         """Raise :class:`InputError` for settings that cannot work; return self."""
