@@ -5,8 +5,9 @@ sitemaps", but an audit also needs "where from": a sitemap found only at a
 well-known path is ``sitemap-not-in-robots``, a robots.txt line that leads
 nowhere is ``robots-sitemap-broken`` (judged later, from the validator's
 findings).  The ``Sitemap:`` lines are parsed by the reader's one parser
-(:func:`~sitemapkit.read.discover.parse_robots_sitemaps`); robots.txt is read
-under the same 512 KiB cap, so a 50 MB robots.txt costs 512 KiB.
+(:func:`~sitemapkit.read.robots.parse_robots_sitemaps`); robots.txt is read
+under the same 500 KiB cap (``limits.MAX_ROBOTS_BYTES``), so a 50 MB robots.txt
+costs 500 KiB.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from sitemapkit.limits import MAX_ROBOTS_BYTES
 from sitemapkit.model import Finding
-from sitemapkit.read.discover import (
-    MAX_ROBOTS_BYTES,
-    WELL_KNOWN_PATHS,
-    parse_robots_sitemaps,
-)
+from sitemapkit.read.discover import WELL_KNOWN_PATHS
 from sitemapkit.read.discover import _looks_like_sitemap as looks_like_sitemap
-from sitemapkit.read.discover import _read_capped as _read
+from sitemapkit.read.discover import read_capped as _read
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.read.source import ReadLimits, SourceProblem
 
 if TYPE_CHECKING:
@@ -66,8 +65,8 @@ async def find_sitemaps(
     except SourceProblem as exc:
         if exc.code != "http-404":
             found.robots_problem = f"{exc.code}: {exc.message}"
-    text = body.decode("utf-8", "replace")
-    found.in_robots, found.findings = parse_robots_sitemaps(text, found.robots_url)
+    robots = parse_robots_sitemaps(body, found.robots_url)
+    found.in_robots, found.findings = list(robots.urls), list(robots.findings)
     if not found.in_robots:
         found.well_known = await probe_well_known(origin, session, lim)
     return found

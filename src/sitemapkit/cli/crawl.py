@@ -139,6 +139,11 @@ def summary_lines(result: CrawlResult, written: WriteResult | None) -> list[str]
         lines.append(
             "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
         )
+    if result.rendered:
+        lines.append(
+            f"rendered {sum(result.rendered.values()):,} pages: "
+            + ", ".join(f"{status} {n:,}" for status, n in sorted(result.rendered.items()))
+        )
     for code, urls in sorted(result.trap_examples.items()):
         if urls:
             lines.append(f"  {code}, e.g. " + ", ".join(shorten(u) for u in urls[:3]))
@@ -310,6 +315,28 @@ def _resumed_config(
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
+@click.option(
+    "--render",
+    type=click.Choice(["never", "auto", "always"]),
+    default="never",
+    show_default=True,
+    help="Run pages' scripts in Chromium (needs sitemapkit[render]): auto renders "
+    "application shells and the sections where rendering finds more links.",
+)
+@click.option(
+    "--render-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=15.0,
+    show_default=True,
+    help="Seconds before a page that never settles is cut (recorded as render-timeout).",
+)
+@click.option(
+    "--render-concurrency",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Pages rendered at once.",
+)
 @click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
 @click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
 @click.option(
@@ -343,6 +370,9 @@ def crawl(
     query: str,
     images: bool,
     seed_from_sitemaps: bool,
+    render: str,
+    render_timeout: float,
+    render_concurrency: int,
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
@@ -377,10 +407,17 @@ def crawl(
             query=query,
             images=images,
             seed_from_sitemaps=seed_from_sitemaps,
+            render=render,
+            render_timeout=render_timeout,
+            render_concurrency=render_concurrency,
         )
         if user_agent:
             config.user_agent = user_agent
         _check(config)
+    if render != "never":
+        from sitemapkit.render.browser import check_available
+
+        check_available()  # a missing Playwright or Chromium: one line, before any file is made
     outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
     if db.parent != Path():

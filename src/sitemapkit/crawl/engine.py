@@ -31,7 +31,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 
@@ -46,6 +46,9 @@ from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
 from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
+
+if TYPE_CHECKING:
+    from sitemapkit.render import Renderer
 
 #: MIME types we parse as HTML pages (a missing type is sniffed).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -128,6 +131,8 @@ class CrawlResult:
     reasons: dict[str, int]
     #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
     trap_examples: dict[str, list[str]] = field(default_factory=dict)
+    #: Rendered pages by how it went (``rendered``, ``render-timeout``, ``render-failed``).
+    rendered: dict[str, int] = field(default_factory=dict)
 
 
 class Crawler:
@@ -143,6 +148,7 @@ class Crawler:
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
         follow_links: bool = True,
+        renderer: Renderer | None = None,
     ) -> None:
         self.config = config.validate()
         #: False fetches and judges the queued URLs only (the audit's listed URLs the
@@ -164,6 +170,18 @@ class Crawler:
         self._start_ok = False
         self._fetcher: Fetcher
         self._polite: Politeness
+        #: Renders the pages that need it (``--render``); closed when the run ends.
+        self.renderer = renderer if renderer is not None else _renderer(self.config)
+        if self.renderer is not None:
+            self.renderer.bind(
+                policy=self.policy,
+                is_site=self.scope.check,
+                allowed=self._robots_allow,
+            )
+
+    async def _robots_allow(self, url: str) -> bool:
+        """robots.txt's word on ``url`` (what a rendering page may load, too)."""
+        return await self._polite.allowed(url)
 
     # -- set-up ---------------------------------------------------------------------------
     def _prepare(self, resume: bool) -> str:
@@ -260,6 +278,8 @@ class Crawler:
             await asyncio.gather(*workers, *([ticker] if ticker else []), return_exceptions=True)
             if own_session:
                 await session.close()
+            if self.renderer is not None:
+                await self.renderer.close()
             self._close(finished, failed)
         return self._result(start)
 
@@ -322,6 +342,7 @@ class Crawler:
             counts=counts,
             reasons=reasons,
             trap_examples=self._trap_examples(),
+            rendered={} if self.renderer is None else dict(self.renderer.counts),
         )
 
     def _trap_examples(self) -> dict[str, list[str]]:
@@ -407,7 +428,7 @@ class Crawler:
                 response = await self._fetcher.get(current.url, want_body=_wants_body)
             self.stats.fetched += 1
             if not response.is_redirect:
-                self._page(current, response)
+                await self._page(current, response)
                 return
             target = normalize(response.location or "", policy=self.policy)
             status = int(response.status or 0)
@@ -523,7 +544,7 @@ class Crawler:
     def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
         self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
 
-    def _page(self, item: Claimed, response: Response) -> None:
+    async def _page(self, item: Claimed, response: Response) -> None:
         now = time.time()
         self.stats.pages += 1
         if response.error is not None:
@@ -553,6 +574,13 @@ class Crawler:
         facts = extract_page(
             response.body, url=item.url, headers=response.headers, policy=self.policy
         )
+        if self.renderer is not None and not response.truncated:
+            facts, rendered = await self.renderer.crawl_page(
+                item.url, response.body, response.headers, facts
+            )
+            if rendered is not None:
+                out.render, out.render_why = rendered.status, rendered.why
+                out.rendered_links = rendered.only_rendered
         if len(response.body) >= BIG_BODY:
             trim_heap()
         out.title = facts.title
@@ -651,6 +679,21 @@ class Crawler:
         if batch:
             self.store.add_urls(batch)
         self.store.commit()
+
+
+def _renderer(config: CrawlConfig) -> Renderer | None:
+    """The renderer ``config.render`` asks for (``None`` for ``never``: no browser, no import)."""
+    if config.render == "never":
+        return None
+    from sitemapkit.render import Renderer, RenderSettings
+
+    return Renderer(
+        RenderSettings(
+            mode=config.render,
+            timeout=config.render_timeout,
+            concurrency=config.render_concurrency,
+        )
+    )
 
 
 def sitemap_entries(store: CrawlStore, *, images: bool = False) -> Iterator[UrlEntry]:

@@ -60,6 +60,9 @@ __all__ = [
     "NEVER_FETCHED",
     "NORMALISED_AWAY",
     "REASONS",
+    "RENDERED_EXCLUDED",
+    "RENDERED_SITEMAP_PATHS",
+    "RENDER_TIMEOUT_PATHS",
     "SITEMAP_ONLY",
     "SITEMAP_PATHS",
     "TITLES",
@@ -151,9 +154,22 @@ SITEMAP_PATHS: Final = frozenset(
         "/docs/changelog-archive.html",
         "/events/",
         "/private/press-kit.html",
+        "/app/",  # the lamp finder's shell: an HTML page like any other
         *_CALENDAR_IN,
     }
 )
+
+# The lamp finder (``/app/``) builds its pages' links with a script, so a crawl finds
+# what follows only when it renders (``--render auto`` or ``always``; its shell is an
+# application shell, so ``auto`` renders it).
+#: Pages that are also in the sitemap of a rendering crawl.
+RENDERED_SITEMAP_PATHS: Final = frozenset(
+    {"/app/desk.html", "/app/desk-oak.html", "/app/floor.html", "/app/live.html"}
+)
+#: Pages a rendering crawl finds and excludes: the canonical is set by script.
+RENDERED_EXCLUDED: Final[dict[str, str]] = {"/app/compare.html": "canonicalised-to"}
+#: The page that never settles (it polls for stock forever): recorded as ``render-timeout``.
+RENDER_TIMEOUT_PATHS: Final = frozenset({"/app/live.html"})
 
 #: Found and excluded, with the one correct reason.  ``http(s)://`` keys are absolute.
 EXCLUDED: Final[dict[str, str]] = {
