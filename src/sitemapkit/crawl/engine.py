@@ -43,7 +43,7 @@ from sitemapkit.crawl.heap import BIG_BODY, trim_heap
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
-from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
 from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
@@ -289,7 +289,7 @@ class Crawler:
             # to the queue (released below) and count as not-crawled.
             self._stop_reason = "max-duration"
             finished = True
-        except StoreWriteError:
+        except StoreError:  # a write (disk full) or a read (corrupt file) failed mid-run
             failed = True
             raise
         finally:
@@ -346,7 +346,7 @@ class Crawler:
             store.set_meta("state", state)
             store.set_meta("ended_at", str(time.time()))
             store.commit()
-        except StoreWriteError:
+        except StoreError:
             store.rollback()
             if finished:
                 raise

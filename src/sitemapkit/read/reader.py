@@ -460,12 +460,8 @@ def _run_locs(doc: Doc, nodes: list[Item], out: _Out) -> list[str]:
     locs: list[str] = []
     add = locs.append
     for node in nodes:
-        if isinstance(node, LocRun):
-            run = node.locs
-            if all_plain(run):
-                locs.extend(run)
-            else:  # a run has no lines: its left-out locs are noted without one
-                locs.extend(loc for loc in run if _keep(doc, loc, None, out))
+        if isinstance(node, LocRun):  # the loc lane hands out only runs of plain locs
+            locs.extend(node.locs)
         elif isinstance(node, tuple):
             loc = node[1].strip()
             if node[0] and loc and _keep(doc, loc, node[5], out):
