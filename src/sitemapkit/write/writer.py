@@ -44,7 +44,7 @@ from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.fingerprints import BUCKET_BITS, BUCKET_MASK, FP_BYTES, FP_MASK, SeenUrls
+from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.rulebook import Problem
 from sitemapkit.rulebook.hreflang import Pairs, set_failures
@@ -609,9 +609,7 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        if seen is not None:
-            arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
-        added = 0
+        seen_add = seen.add if seen is not None else None
         url_line = render.url_line
         max_urls = self.options.max_urls
         max_body = self.options.max_bytes - self._tail_len
@@ -658,31 +656,11 @@ class SitemapSetWriter:
                         size = len(line)
                         if count >= max_urls or body + size > room:
                             line = None
-                        elif seen is not None:
-                            # SeenUrls.add inlined (the call costs as much as the work)
-                            h = hash(loc)
-                            b = h & BUCKET_MASK
-                            fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                            start = b * region
-                            end = ends[b]
-                            if arena.find(fp, start, end) >= 0:
-                                line = None  # maybe a duplicate: add() decides and counts
-                            elif end - start < region:
-                                arena[end : end + FP_BYTES] = fp
-                                ends[b] = end + FP_BYTES
-                                added += 1
-                            else:  # a full region without fp: the overflow decides (may grow)
-                                seen.count += added
-                                added = 0
-                                if add_spill(b, fp):
-                                    region = seen.region
-                                else:
-                                    line = None
+                        elif seen_add is not None and not seen_add(loc):
+                            line = None  # a duplicate: add() counts it
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
-                    if seen is not None:
-                        region = seen.region  # add() may have grown the table
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
                     room = max_body - head_lens[self._ns]
@@ -698,8 +676,6 @@ class SitemapSetWriter:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
-            if seen is not None:
-                seen.count += added
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:
