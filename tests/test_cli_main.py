@@ -13,7 +13,16 @@ def test_help_lists_commands(capsys) -> None:
     out = capsys.readouterr().out
     assert "Usage: sitemapkit" in out
     names = cli.list_commands(click.Context(cli))
-    assert names == ["build", "validate", "urls", "crawl", "inventory", "visualize", "demo"]
+    assert names == [
+        "build",
+        "validate",
+        "urls",
+        "crawl",
+        "inventory",
+        "visualize",
+        "audit",
+        "demo",
+    ]
     for name in names:
         assert name in out
 

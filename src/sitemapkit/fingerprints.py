@@ -58,7 +58,7 @@ import mmap
 from array import array
 from typing import Final
 
-BUCKET_BITS: Final = 16  # SeenUrls.add_new spells these four out: change it with them
+BUCKET_BITS: Final = 16  # SeenUrls.first_seen/add_new spell these out: change them with
 BUCKETS: Final = 1 << BUCKET_BITS
 BUCKET_MASK: Final = BUCKETS - 1
 FP_BYTES: Final = 5
@@ -211,6 +211,40 @@ class SeenUrls:
             if len(rest) > k:
                 self.extra[b] = bytearray(rest[k:])
             self.overflowed += len(rest) // FP_BYTES
+
+    def first_seen(self, urls: list[str]) -> tuple[list[str], int]:
+        """The URLs of ``urls`` not seen before (now remembered), and how many were.
+
+        The writer's bulk path (``build`` from a URL list): :meth:`add` for a run, with
+        the common case inlined, because a call per URL costs as much as the work.
+        """
+        arena, ends, region = self.arena, self.ends, self.region
+        find = arena.find
+        fresh: list[str] = []
+        keep = fresh.append
+        added = 0
+        for loc in urls:
+            h = hash(loc)
+            b = h & 0xFFFF  # BUCKET_MASK, BUCKET_BITS, FP_MASK and FP_BYTES spelled out
+            fp = ((h >> 16) & 0xFF_FFFF_FFFF).to_bytes(5, "little")
+            start = b * region
+            end = ends[b]
+            i = find(fp, start, end)
+            if i >= 0 and (i % 5 == 0 or _find(arena, fp, i + 1, end) >= 0):
+                continue
+            if end - start < region:
+                arena[end : end + 5] = fp
+                ends[b] = end + 5
+                added += 1
+                keep(loc)
+                continue
+            self.count += added
+            added = 0
+            if self.add_spill(b, fp):  # may grow the regions
+                keep(loc)
+            region = self.region
+        self.count += added
+        return fresh, len(urls) - len(fresh)
 
     def add_new(self, hashes: list[int]) -> bool:
         """Add ``hashes`` (distinct ``hash()`` values) if none is there yet; else add none.

@@ -51,10 +51,17 @@ MAX_HREFLANG_PAGES: Final = 200_000
 MAX_DOWNLOAD_BYTES: Final = 100 * 1024 * 1024
 #: Bytes we accept after decompressing one gzip member (a gzip bomb stops here).
 MAX_DECOMPRESSED_BYTES: Final = 200 * 1024 * 1024
+#: Bytes in one line of a ``build`` input (a URL, a CSV row, a JSON Lines entry with
+#: up to 1,000 images): a longer line is refused as soon as this is passed, and reading
+#: goes on at the next line break (memory stays flat on a 1 GB line).
+MAX_INPUT_LINE_BYTES: Final = 4 * 1024 * 1024
 #: Depth of index -> sitemap following before we stop.
 MAX_INDEX_DEPTH: Final = 5
 #: Number of sitemaps followed from one source.
 MAX_SITEMAPS_FOLLOWED: Final = 60_000
+#: Bytes of a robots.txt that are read (RFC 9309 2.5 allows a cap of at least 500 KiB;
+#: Google reads exactly that); the rest is ignored.
+MAX_ROBOTS_BYTES: Final = 500 * 1024
 #: Redirects followed for one URL before it is a loop or chain.
 MAX_REDIRECTS: Final = 10
 #: One element's text is kept up to this many characters; the rest is dropped (and noted).

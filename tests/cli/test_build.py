@@ -147,3 +147,99 @@ def test_progress_bar_runs_on_a_large_file(tmp_path: Path) -> None:
         progress.close()
     with src.open("rb") as stream:
         assert _Progress(stream, enabled=False)._bar is None
+
+
+def test_bad_lines_in_a_bulk_run_are_reported_at_their_lines(tmp_path: Path) -> None:
+    """Out-of-scope, unescaped and too-long URLs among 100,000 good ones: each at its line."""
+    lines = [f"{BASE}p/{i}" for i in range(100_000)]
+    lines[5] = "https://other.example/x"
+    lines[70_000] = f"{BASE}caf\u00e9"  # not plain: cleaned, and written
+    lines[90_000] = f"{BASE}{'x' * 3000}"
+    lines[99_999] = f"{BASE}p/1"  # a duplicate
+    src = tmp_path / "urls.txt"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, _, err = run(str(src), "-o", str(tmp_path / "o"), "--base-url", BASE)
+    assert code == 1
+    assert [m.split(": ")[0] for m in err.splitlines()[:2]] == [f"{src}:6", f"{src}:90001"]
+    code, out, err = run(
+        str(src),
+        "-o",
+        str(tmp_path / "o"),
+        "--base-url",
+        BASE,
+        "--skip-invalid",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["urls"] == 100_000 - 3
+    assert summary["duplicates"] == 1
+    assert summary["skipped"] == {"loc-other-host": 1, "loc-too-long": 1}
+
+
+def test_bulk_and_entry_by_entry_write_the_same_files(tmp_path: Path) -> None:
+    """The same list through the bulk path and with bulk refused by one odd line at the end."""
+    urls = [f"{BASE}p/{i % 70_000}?a=1&b='{i}'" for i in range(120_000)]
+    plain = tmp_path / "plain.txt"
+    plain.write_text("\n".join(urls) + "\n")
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text("\n".join(urls) + "\n# a comment sends the last block line by line\n")
+    for src, out in ((plain, "a"), (mixed, "b")):
+        code, _, err = run(
+            str(src), "-o", str(tmp_path / out), "--base-url", BASE, "--max-urls", "40000"
+        )
+        assert code == 0, err
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_a_stray_csv_quote_loses_no_row(tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    rows = [f"{BASE}r{i},2024-01-01" for i in range(1000)]
+    rows[0] = f'"{BASE}r0,2024-01-01'
+    src.write_text("loc,lastmod\n" + "\n".join(rows) + "\n")
+    code, out, err = run(str(src), "-o", str(tmp_path / "o"), "--base-url", BASE, "--skip-invalid")
+    assert code == 0, err
+    assert "999 URLs" in out
+    assert "skipped: 1 (csv-invalid: 1)" in out
+    assert f"{src}:2: a quoted field does not end on its line" in out
+
+
+HUGE_LINE_CHILD = r"""
+import resource, subprocess, sys
+size = int(sys.argv[1])
+args = [sys.executable, "-m", "sitemapkit", "build", "-", "-o", sys.argv[2],
+        "--base-url", "https://example.com/", "--skip-invalid", "--input-format", "txt"]
+proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+proc.stdin.write(b"https://example.com/before\n")
+chunk = b"x" * (1 << 20)
+for _ in range(size >> 20):
+    proc.stdin.write(chunk)
+proc.stdin.write(b"\nhttps://example.com/after\n")
+proc.stdin.close()
+out = proc.stdout.read()
+proc.wait()
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+print(proc.returncode, peak)
+sys.stdout.buffer.write(out)
+"""
+
+
+def test_a_256_mb_line_is_refused_in_flat_memory_and_nothing_after_it_is_lost(
+    tmp_path: Path,
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", HUGE_LINE_CHILD, str(256 << 20), str(tmp_path / "o")],
+        capture_output=True,
+        check=True,
+    )
+    first, _, summary = proc.stdout.decode().partition("\n")
+    code, peak_mb = map(int, first.split())
+    assert code == 0, proc.stderr
+    assert peak_mb < 80  # the line alone is 256 MB
+    assert "2 URLs" in summary
+    assert "skipped: 1 (line-too-long: 1)" in summary
+    assert "<stdin>:2: line longer than 4,194,304 bytes" in summary

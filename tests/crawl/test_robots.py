@@ -188,7 +188,9 @@ def test_crawl_delay_per_group() -> None:
     assert RobotsPolicy.from_response(404, None, url=ORIGIN).crawl_delay(UA) is None
 
 
-def test_sitemaps_absolute_kept_relative_recorded_invalid() -> None:
+def test_sitemaps_absolute_kept_relative_resolved_and_recorded_invalid() -> None:
+    """The one Sitemap: parser (read/robots.py): a relative value is resolved against
+    robots.txt, as the reader reads it, and still recorded as invalid."""
     pol = policy(
         "Sitemap: https://example.com/sitemap.xml\n"
         "User-agent: *\nDisallow:\n"
@@ -197,7 +199,11 @@ def test_sitemaps_absolute_kept_relative_recorded_invalid() -> None:
         "Sitemap: ftp://example.com/x.xml\n"
         "Sitemap: https://example.com/sitemap.xml\n"
     )
-    assert pol.sitemaps == ("https://example.com/sitemap.xml", "https://example.com/news.xml")
+    assert pol.sitemaps == (
+        "https://example.com/sitemap.xml",
+        "https://example.com/relative-sitemap.xml",
+        "https://example.com/news.xml",
+    )
     assert pol.invalid_sitemaps == ("/relative-sitemap.xml", "ftp://example.com/x.xml")
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from sitemapdata.reader_http import SiteServer
 from sitemapkit.model import Finding, UrlEntry
-from sitemapkit.read.discover import discover_sitemaps, parse_robots_sitemaps
+from sitemapkit.read.discover import discover_sitemaps
 from sitemapkit.read.reader import aiter_entries, aiter_sourced, iter_entries, iter_sourced
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.validate.validator import avalidate
 
 FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
@@ -140,12 +141,28 @@ def test_limits_are_keyword_caps(tmp_path: Path) -> None:
 
 
 def test_robots_parsing() -> None:
-    found, findings = parse_robots_sitemaps(
-        "\ufeffUser-agent: *\nSITEMAP: https://e.com/a.xml # main\nsitemap:/b.xml\n",
+    got = parse_robots_sitemaps(
+        b"\xef\xbb\xbfUser-agent: *\nSITEMAP: https://e.com/a.xml # main\nsitemap:/b.xml\n"
+        b"Sitemap: https://e.com/\xff.xml\nSite-map: ftp://e.com/c.xml\n"
+        b"Sitemap: https://e.com/a.xml\n",
         "https://e.com/robots.txt",
     )
-    assert found == ["https://e.com/a.xml", "https://e.com/b.xml"]
-    assert [(f.code, f.line) for f in findings] == [("robots-sitemap-relative", 3)]
+    assert got.urls == ("https://e.com/a.xml", "https://e.com/b.xml")
+    assert [(f.code, f.line) for f in got.findings] == [
+        ("robots-sitemap-relative", 3),
+        ("encoding-not-utf8", 4),
+        ("robots-sitemap-relative", 5),
+    ]
+    assert got.invalid == ("/b.xml", "https://e.com/\ufffd.xml", "ftp://e.com/c.xml")
+
+
+def test_reader_and_crawler_read_the_same_robots_sitemaps() -> None:
+    """One Sitemap: parser: the crawler's policy lists what the reader reads (normalised)."""
+    from sitemapkit.crawl.robots import RobotsPolicy
+
+    body = b"Sitemap: /rel.xml\nSitemap: https://e.com/a.xml\nSitemap: https://e.com/\xff.xml\n"
+    url = "https://e.com/robots.txt"
+    assert RobotsPolicy.parse(body, url=url).sitemaps == parse_robots_sitemaps(body, url).urls
 
 
 # --- network -----------------------------------------------------------------------------
@@ -233,3 +250,20 @@ async def test_validate_over_http_with_scope(site: SiteServer) -> None:
         ("loc-other-host", 5),
     ]
     assert "loc-other-host, loc-outside-directory" not in rep.skipped
+
+
+def test_reader_sends_the_crawlers_user_agent(site: SiteServer) -> None:
+    """One User-Agent: the reader's requests carry the crawler's default."""
+    from aiohttp import web
+
+    from sitemapkit.crawl.config import DEFAULT_USER_AGENT
+
+    seen: list[str] = []
+
+    def record(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("User-Agent", ""))
+        return web.Response(text=urlset(site.url("/a")))
+
+    site.routes["/sm.xml"] = record
+    assert [e.loc for e in iter_entries(site.url("/sm.xml"))] == [site.url("/a")]
+    assert seen == [DEFAULT_USER_AGENT]

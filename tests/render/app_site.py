@@ -87,12 +87,11 @@ class AppSite:
                 "<a href='/endless/raw'>raw</a><script>"
                 "setTimeout(() => { while (true) {} }, 10);</script>"
             ),
+            # endless network: a long poll, asked again each time it answers
             "polling": page(
-                "<div id='out'></div><script>let n = 0; setInterval(() => {"
-                "fetch('/api/nav.json?n=' + (n++)); "
-                "document.getElementById('out').textContent = n;"
-                "if (n === 3) document.getElementById('out').insertAdjacentHTML("
-                "'afterend', \"<a href='/polling/found'>f</a>\");}, 40);</script>"
+                "<div id='out'></div><script>"
+                "document.getElementById('out').innerHTML = \"<a href='/polling/found'>f</a>\";"
+                "const poll = () => fetch('/api/nav.json?slow=3').then(poll); poll();</script>"
             ),
             "rude": page(
                 "<div id='out'></div><script>"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from sitemapkit.crawl.extract import extract_page
@@ -56,19 +58,34 @@ def test_sections_are_host_and_first_segment() -> None:
     assert section_of("https://cdn.example.com/shop/a") == "cdn.example.com/shop/"
 
 
-def test_a_section_is_sampled_then_decided() -> None:
+async def test_a_section_is_sampled_then_decided() -> None:
     sampler = SectionSampler(sample=3)
     # /docs/: three renders found nothing new -> left to HTTP
     for i in range(3):
-        assert sampler.wants(f"https://e.com/docs/{i}") == "section-sample"
+        assert await sampler.wants(f"https://e.com/docs/{i}") == "section-sample"
         sampler.learn(f"https://e.com/docs/{i}", found_new=False)
-    assert sampler.wants("https://e.com/docs/9") is None
+    assert await sampler.wants("https://e.com/docs/9") is None
     # /app/: the second render found a link the raw HTML lacked -> always rendered
-    assert sampler.wants("https://e.com/app/1") == "section-sample"
+    assert await sampler.wants("https://e.com/app/1") == "section-sample"
     sampler.learn("https://e.com/app/1", found_new=False)
-    assert sampler.wants("https://e.com/app/2") == "section-sample"
+    assert await sampler.wants("https://e.com/app/2") == "section-sample"
     sampler.learn("https://e.com/app/2", found_new=True)
-    assert sampler.wants("https://e.com/app/3") == "section-needs-js"
+    assert await sampler.wants("https://e.com/app/3") == "section-needs-js"
     # a late "nothing new" does not undo a verdict
     sampler.learn("https://e.com/app/0", found_new=False)
     assert sampler.verdicts() == {"e.com/docs/": False, "e.com/app/": True}
+
+
+async def test_pages_arriving_during_the_sample_wait_for_its_verdict() -> None:
+    sampler = SectionSampler(sample=2)
+    first = [await sampler.wants(f"https://e.com/s/{i}") for i in range(2)]
+    assert first == ["section-sample", "section-sample"]
+    waiting = [asyncio.create_task(sampler.wants(f"https://e.com/s/{i}")) for i in range(2, 12)]
+    await asyncio.sleep(0)
+    assert not any(t.done() for t in waiting)  # no blind renders while the sample is out
+    sampler.forget("https://e.com/s/0")  # a sample was cancelled: exactly one waiter replaces it
+    await asyncio.sleep(0)
+    assert [t.result() for t in waiting if t.done()] == ["section-sample"]
+    sampler.learn("https://e.com/s/1", found_new=False)
+    sampler.learn("https://e.com/s/2", found_new=False)
+    assert await asyncio.gather(*waiting) == ["section-sample", *([None] * 9)]

@@ -159,7 +159,7 @@ async def test_script_noindex_counts_and_a_raw_noindex_is_never_rendered(
         url=url,
         headers=HEADERS,
     )
-    assert renderer.decide(url, b"", noindex_raw) is None
+    assert await renderer.decide(url, b"", noindex_raw) is None
 
 
 async def test_concurrency_is_bounded_and_the_browser_restarts(site: AppSite) -> None:

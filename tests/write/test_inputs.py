@@ -18,13 +18,8 @@ from sitemapkit.model import (
     VideoPlatform,
     VideoRestriction,
 )
-from sitemapkit.write.inputs import (
-    detect_format,
-    entry_from_json,
-    entry_to_json,
-    open_input,
-    read_entries,
-)
+from sitemapkit.write.inputs import detect_format, open_input, read_entries
+from sitemapkit.write.jsonmodel import entry_from_json, entry_to_json
 
 
 def parse(data: bytes, name: str = "-", fmt: str | None = None) -> list[tuple[int, object]]:
@@ -132,3 +127,90 @@ def test_explicit_format_and_unknown_format() -> None:
 def test_open_input_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot open"):
         open_input(str(tmp_path / "missing.txt"))
+
+
+def test_a_stray_csv_quote_is_an_error_at_its_line_and_loses_nothing() -> None:
+    rows = [f"https://a.example/{i},2024-01-01" for i in range(1000)]
+    rows[10] = '"https://a.example/10,2024-01-01'  # a quote opens a field and never closes
+    rows[20] = 'https://a.example/20,"2024-01-01"x'  # text after a closing quote
+    out = parse(("loc,lastmod\n" + "\n".join(rows) + "\n").encode(), "x.csv")
+    errors = [(n, e) for n, e in out if isinstance(e, InputError)]
+    assert [n for n, _ in errors] == [12, 22]
+    assert (
+        str(errors[0][1])
+        == 'a quoted field does not end on its line (a stray "?); a row is one line'
+    )
+    assert errors[0][1].rule == "csv-invalid"
+    good = [e for _, e in out if isinstance(e, UrlEntry)]
+    assert len(good) == 998
+    assert good[-1] == UrlEntry("https://a.example/999", "2024-01-01")
+
+
+def test_a_quoted_field_over_a_line_break_is_an_error() -> None:
+    data = b'loc,lastmod\n"https://a.example/a\nb",2024-01-01\nhttps://a.example/c,\n'
+    out = parse(data, "x.csv")
+    assert [n for n, e in out if isinstance(e, InputError)] == [2]
+    # the rest of the broken row is a row of its own (the writer refuses its loc)
+    assert out[1:] == [(3, UrlEntry('b"', "2024-01-01")), (4, UrlEntry("https://a.example/c"))]
+
+
+@pytest.mark.parametrize("fmt", ["txt", "csv", "jsonl"])
+def test_a_line_over_the_cap_is_refused_and_the_next_lines_are_read(
+    fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitemapkit.write import lines
+
+    monkeypatch.setattr(lines, "BLOCK", 64)  # the long line spans many reads
+    head = {"txt": b"", "csv": b"loc\n", "jsonl": b""}[fmt]
+    first = 2 if fmt == "csv" else 1
+    long = b"https://a.example/" + b"x" * 5000
+    after = b'"https://a.example/after"' if fmt == "jsonl" else b"https://a.example/after"
+    data = head + long + b"\n" + after + b"\n"
+    stream = io.BytesIO(data)
+    source = open_source_for_test(stream, fmt, cap=1000)
+    assert source == [
+        (first, "line longer than 1,000 bytes; skipped up to its end"),
+        (first + 1, UrlEntry("https://a.example/after")),
+    ]
+
+
+def open_source_for_test(stream: io.BytesIO, fmt: str, cap: int) -> list[tuple[int, object]]:
+    from sitemapkit.write import inputs
+    from sitemapkit.write.lines import Lines
+
+    out: list[tuple[int, object]] = []
+    cls = {"txt": inputs.TextSource, "csv": inputs.CsvSource, "jsonl": inputs.JsonlSource}[fmt]
+    source = cls(Lines(stream, cap=cap), "x", lambda n, e: out.append((n, str(e))))
+    for item in source:
+        out.append((source.line, inputs.as_entry(item)))
+    return out
+
+
+def test_text_fast_and_slow_blocks_agree_on_entries_errors_and_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every kind of line, read in blocks so small that each block takes one path or the other."""
+    from sitemapkit.write import lines
+
+    kinds = [
+        b"https://a.example/p",
+        b"",
+        b"# comment",
+        b"  https://a.example/trim  ",
+        b"https://a.example/x y",
+        b"https://a.example/\xff",
+        b"https://a.example/crlf\r",
+        b"https://a.example/caf\xc3\xa9",
+        b"https://a.example/tab\t",
+        b"https://a.example/\x1cfs",
+    ]
+    rng = __import__("random").Random(7)
+    data = b"\n".join(rng.choice(kinds) + str(i).encode() for i in range(3000)) + b"\n"
+    expected = parse(data, fmt="txt")  # one block: the reference
+    for block in (7, 64, 500, 4096):
+        monkeypatch.setattr(lines, "BLOCK", block)
+        got = parse(data, fmt="txt")
+        assert [(n, type(e), str(e)) for n, e in got] == [
+            (n, type(e), str(e)) for n, e in expected
+        ], block
+    assert len({type(e) for _, e in expected}) == 2

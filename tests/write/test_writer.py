@@ -622,3 +622,37 @@ def test_same_instant_in_two_offsets_keeps_each_offset(tmp_path: Path) -> None:
     result = write_sitemaps([(f"{BASE}a", a), (f"{BASE}b", b)], tmp_path, WriterOptions())
     lastmods = [el.text for el in read_xml(result.root).iter(f"{SM}lastmod")]
     assert lastmods == ["2024-01-01T12:00:00Z", "2024-01-01T13:00:00+01:00"]
+
+
+@pytest.mark.parametrize(
+    ("max_urls", "max_bytes"), [(50_000, limits.MAX_BYTES_PER_FILE), (7, 2_000), (1000, 1_000)]
+)
+def test_add_plain_writes_what_add_all_writes(
+    tmp_path: Path, max_urls: int, max_bytes: int
+) -> None:
+    """Bulk runs (split by count and by bytes, duplicates, escapes) equal entry by entry."""
+    urls = [f"{BASE}p/{i % 45}" + ("?a=1&b='x'" if i % 3 else "") for i in range(120)]
+    options = WriterOptions(base_url=BASE, max_urls=max_urls, max_bytes=max_bytes)
+    with SitemapSetWriter(tmp_path / "bulk", options) as writer:
+        writer.reserve(len(urls))
+        for start in range(0, len(urls), 25):
+            assert writer.add_plain(urls[start : start + 25])
+        bulk = writer.commit()
+    one = write_sitemaps(urls, tmp_path / "one", options)
+    assert (bulk.urls, bulk.duplicates, bulk.bytes) == (one.urls, one.duplicates, one.bytes)
+    for a, b in zip(bulk.files, one.files, strict=True):
+        assert a.read_bytes() == b.read_bytes()
+
+
+def test_add_plain_refuses_a_run_it_cannot_take_whole(tmp_path: Path) -> None:
+    with SitemapSetWriter(tmp_path, WriterOptions(base_url=BASE)) as writer:
+        for run in (
+            [f"{BASE}a", "https://other.example/"],
+            [f"{BASE}a", f"{BASE}caf\u00e9"],
+            [f"{BASE}a", f"{BASE}%41"],
+            [f"{BASE}{'x' * limits.MAX_LOC_LENGTH}"],
+        ):
+            assert not writer.add_plain(run)
+        assert writer.urls == 0
+        assert writer.add_plain([])
+    assert not SitemapSetWriter(tmp_path, WriterOptions()).add_plain([f"{BASE}a"])  # no base URL

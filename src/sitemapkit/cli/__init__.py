@@ -50,6 +50,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "visualize",
         "Draw an interactive visual sitemap as one HTML file.",
     ),
+    "audit": (
+        "sitemapkit.cli.audit",
+        "audit",
+        "Audit a site against its own sitemaps: findings a CI can gate on.",
+    ),
     "demo": (
         "sitemapkit.cli.demo",
         "demo",

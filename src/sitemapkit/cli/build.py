@@ -8,8 +8,11 @@ publishes the good lines and reports what was skipped.
 
 from __future__ import annotations
 
+import functools
+import heapq
 import json
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,14 +23,11 @@ import click
 from sitemapkit import limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import EntryError, InputError, LimitError, SitemapkitError
-from sitemapkit.model import UrlEntry
-from sitemapkit.write.inputs import FORMATS, open_input, read_entries
+from sitemapkit.write.inputs import FORMATS, Item, Source, TextSource, open_input, open_source
 from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 #: Bad lines shown in full before the rest are only counted.
 SHOWN_ERRORS = 20
-#: Lines between two progress-bar updates.
-_PROGRESS_EVERY = 8192
 
 
 class _Progress:
@@ -215,32 +215,17 @@ def build(
         click.echo(f"sitemapkit build: {exc}", err=True)
         ctx.exit(ExitStatus.USAGE)
     display = "<stdin>" if input_name == "-" else input_name
-    errors: list[str] = []
-    error_count = 0
+    bad = _BadLines(display, skip_invalid)
     try:
         progress = _Progress(stream, sys.stderr.isatty() and input_name != "-")
         try:
             with SitemapSetWriter(out_dir, options) as writer:
-                parsed = read_entries(stream, display, input_format)
-                for number, item in _numbered(parsed, progress):
-                    error: InputError | None = None
-                    if isinstance(item, UrlEntry):
-                        try:
-                            writer.add(item, f"{display}:{number}")
-                        except InputError as exc:
-                            error = exc
-                    else:
-                        error = item
-                    if error is None:
-                        continue
-                    message = f"{display}:{number}: {error}"
-                    if skip_invalid:
-                        writer.skip(error.rule or "entry-invalid", message)
-                        continue
-                    error_count += 1
-                    if len(errors) < SHOWN_ERRORS:
-                        errors.append(message)
-                if error_count:
+                bad.writer = writer
+                source = open_source(
+                    stream, display, input_format, bad.report, on_block=progress.tick
+                )
+                _write_all(writer, source, bad)
+                if bad.count:
                     writer.abort()
                     result = None
                 else:
@@ -263,12 +248,12 @@ def build(
         if stream is not sys.stdin.buffer:
             stream.close()
     if result is None:
-        for message in errors:
+        for message in bad.shown:
             click.echo(message, err=True)
-        if error_count > len(errors):
-            click.echo(f"... and {_fmt(error_count - len(errors))} more bad lines", err=True)
+        if bad.count > len(bad.shown):
+            click.echo(f"... and {_fmt(bad.count - len(bad.shown))} more bad lines", err=True)
         click.echo(
-            f"sitemapkit build: {_fmt(error_count)} bad line(s); nothing was written "
+            f"sitemapkit build: {_fmt(bad.count)} bad line(s); nothing was written "
             "(fix them, or use --skip-invalid to write the rest)",
             err=True,
         )
@@ -281,10 +266,82 @@ def build(
     ctx.exit(ExitStatus.OK)
 
 
-def _numbered(
-    parsed: Iterator[tuple[int, UrlEntry | InputError]], progress: _Progress
-) -> Iterator[tuple[int, UrlEntry | InputError]]:
-    for i, item in enumerate(parsed):
-        if i % _PROGRESS_EVERY == 0:
-            progress.tick()
-        yield item
+class _BadLines:
+    """Where bad lines go: the first few shown and all counted, or skipped (``--skip-invalid``).
+
+    Reports may come slightly out of order (a block's unreadable lines are
+    found before the writer refuses an earlier line), so the lowest line
+    numbers are kept, and shown sorted.
+    """
+
+    def __init__(self, display: str, skip_invalid: bool) -> None:
+        self.display = display
+        self.skip_invalid = skip_invalid
+        self.writer: SitemapSetWriter | None = None
+        self._first: list[tuple[int, str]] = []
+        self.count = 0
+
+    def report(self, line: int, error: InputError) -> None:
+        message = f"{self.display}:{line}: {error}"
+        if self.skip_invalid and self.writer is not None:
+            self.writer.skip(error.rule or "entry-invalid", message)
+            return
+        self.count += 1
+        self._first.append((line, message))
+        if len(self._first) > 4 * SHOWN_ERRORS:
+            self._first = heapq.nsmallest(SHOWN_ERRORS, self._first)
+
+    @property
+    def shown(self) -> list[str]:
+        return [message for _, message in heapq.nsmallest(SHOWN_ERRORS, self._first)]
+
+
+def _write_all(writer: SitemapSetWriter, source: Source, bad: _BadLines) -> None:
+    """Feed the whole source through the writer's batched path.
+
+    A URL list goes by runs of lines (:meth:`SitemapSetWriter.add_plain`); a
+    run that cannot go in bulk, and CSV and JSON Lines, go through
+    :meth:`SitemapSetWriter.add_all`.
+    """
+    if isinstance(source, TextSource):
+        size = _input_size(source)
+        for urls in source.runs():
+            if size and urls:  # the first run tells the typical line length
+                writer.reserve(size * len(urls) // max(1, source.bytes_read))
+                size = 0
+            if not writer.add_plain(urls):
+                _feed(writer, source.replay(urls), source, bad)
+    else:
+        _feed(writer, iter(source), source, bad)
+
+
+def _input_size(source: Source) -> int:
+    """The input's size in bytes when it is a regular file, else 0."""
+    try:
+        info = os.fstat(source.stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return info.st_size if stat.S_ISREG(info.st_mode) else 0
+
+
+def _origin(display: str, source: Source) -> str:
+    return f"{display}:{source.line}"
+
+
+def _feed(
+    writer: SitemapSetWriter, entries: Iterator[Item], source: Source, bad: _BadLines
+) -> None:
+    """:meth:`SitemapSetWriter.add_all` over ``entries``, reporting each entry it refuses.
+
+    The writer raises for an entry it refuses; that entry's line is the
+    source's current line.  It is reported and the same iterator is handed
+    back, so the batch goes on from the next entry.
+    """
+    origin = functools.partial(_origin, bad.display, source)
+    while True:
+        try:
+            writer.add_all(entries, origin)
+        except InputError as exc:
+            bad.report(source.line, exc)
+        else:
+            return

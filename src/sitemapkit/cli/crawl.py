@@ -17,17 +17,28 @@ import contextlib
 import signal
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
+from sitemapkit.cli.crawl_output import (
+    ShrinkError,
+    check_shrink,
+    publish_crawl,
+    published_lines,
+)
+from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats, sitemap_entries
+from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, OpenMode
+
+if TYPE_CHECKING:
+    from sitemapkit.write.writer import WriteResult
 
 DB_NAME = "crawl.sqlite"
 
@@ -59,13 +70,32 @@ class Progress:
             self.stream.flush()
 
 
+class Terminated(Exception):  # noqa: N818 - a signal, like KeyboardInterrupt
+    """SIGTERM stopped the crawl; it was saved as after Ctrl-C."""
+
+
 async def _run(crawler: Crawler, resume: bool) -> CrawlResult:
+    """Run the crawl; SIGTERM cancels it cleanly (saved, then :class:`Terminated`)."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
-    if task is not None:
+    signals: list[int] = []
+
+    def on_term() -> None:
+        signals.append(signal.SIGTERM)
+        if task is not None:
+            task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, on_term)
+    try:
+        return await crawler.run(resume=resume)
+    except asyncio.CancelledError:
+        if signals:
+            raise Terminated from None
+        raise
+    finally:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    return await crawler.run(resume=resume)
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 def run_crawl(
@@ -85,25 +115,6 @@ def run_crawl(
             progress.done()
 
 
-def write_output(
-    store: CrawlStore,
-    out_dir: Path,
-    *,
-    base_url: str | None,
-    gzip: bool,
-    images: bool,
-    other_hosts: bool,
-) -> tuple[object, list[str]]:
-    """Write the crawl's sitemap set into ``out_dir``; return the writer result and notes."""
-    from sitemapkit.write.writer import WriterOptions, write_sitemaps
-
-    options = WriterOptions(
-        base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
-    )
-    result = write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
-    return result, list(result.warnings)
-
-
 def default_base_url(store: CrawlStore) -> str | None:
     site = store.get_meta("site_origin") or store.get_meta("start_url")
     if not site:
@@ -112,22 +123,36 @@ def default_base_url(store: CrawlStore) -> str | None:
     return f"{scheme}://{rest.split('/', 1)[0]}/"
 
 
-def summary_lines(result: CrawlResult, elapsed: float) -> list[str]:
+def summary_lines(result: CrawlResult, written: WriteResult | None) -> list[str]:
+    """The crawl summary; the sitemap count is what the writer wrote, when it wrote."""
     stats = result.stats
     counts = result.counts
+    elapsed = stats.elapsed
+    listed = written.urls if written is not None else counts.get("indexable", 0)
     lines = [
         f"crawled {stats.fetched:,} URLs in {elapsed:.1f} s "
         f"({stats.fetched / elapsed if elapsed > 0 else 0:,.1f}/s); "
-        f"{counts.get('indexable', 0):,} pages in the sitemap",
+        f"{listed:,} pages in the sitemap",
     ]
     excluded = sorted(result.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     if excluded:
         lines.append(
             "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
         )
+    if result.rendered:
+        lines.append(
+            f"rendered {sum(result.rendered.values()):,} pages: "
+            + ", ".join(f"{status} {n:,}" for status, n in sorted(result.rendered.items()))
+        )
     for code, urls in sorted(result.trap_examples.items()):
         if urls:
-            lines.append(f"  {code}, e.g. " + ", ".join(urls[:3]))
+            lines.append(f"  {code}, e.g. " + ", ".join(shorten(u) for u in urls[:3]))
+    if written is not None and written.skipped:
+        lines.append(
+            "left out by the writer: "
+            + ", ".join(f"{code} {n:,}" for code, n in sorted(written.skipped.items()))
+        )
+        lines.extend(f"  {shorten(example, 160)}" for example in written.skipped_examples[:3])
     if result.stopped_by:
         lines.append(
             f"stopped by {result.stopped_by}: {counts.get('queued', 0):,} URLs left in the queue"
@@ -290,6 +315,35 @@ def _resumed_config(
     is_flag=True,
     help="Also queue the URLs of the site's own sitemaps (from robots.txt).",
 )
+@click.option(
+    "--render",
+    type=click.Choice(["never", "auto", "always"]),
+    default="never",
+    show_default=True,
+    help="Run pages' scripts in Chromium (needs sitemapkit[render]): auto renders "
+    "application shells and the sections where rendering finds more links.",
+)
+@click.option(
+    "--render-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=15.0,
+    show_default=True,
+    help="Seconds before a page that never settles is cut (recorded as render-timeout).",
+)
+@click.option(
+    "--render-concurrency",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Pages rendered at once.",
+)
+@click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
+@click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
+@click.option(
+    "--allow-shrink",
+    is_flag=True,
+    help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
+)
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
@@ -316,6 +370,12 @@ def crawl(
     query: str,
     images: bool,
     seed_from_sitemaps: bool,
+    render: str,
+    render_timeout: float,
+    render_concurrency: int,
+    no_inventory: bool,
+    no_map: bool,
+    allow_shrink: bool,
     why_url: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
@@ -347,10 +407,18 @@ def crawl(
             query=query,
             images=images,
             seed_from_sitemaps=seed_from_sitemaps,
+            render=render,
+            render_timeout=render_timeout,
+            render_concurrency=render_concurrency,
         )
         if user_agent:
             config.user_agent = user_agent
         _check(config)
+    if render != "never":
+        from sitemapkit.render.browser import check_available
+
+        check_available()  # a missing Playwright or Chromium: one line, before any file is made
+    outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
     if db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
@@ -368,38 +436,74 @@ def crawl(
         progress = Progress(sys.stderr)
         try:
             result = run_crawl(config, store, resume=resume, progress=progress)
-        except KeyboardInterrupt:
-            resume_hint(f"interrupted; the crawl is saved in {db}: continue it", db, out_dir)
-            ctx.exit(ExitStatus.INTERRUPTED)
+        except (KeyboardInterrupt, Terminated) as stop:
+            how = "terminated" if isinstance(stop, Terminated) else "interrupted"
+            resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)
+            terminated = isinstance(stop, Terminated)
+            ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
         except StoreWriteError as exc:
             resume_hint(f"error: {exc}; nothing was published; once fixed, continue", db, out_dir)
             ctx.exit(ExitStatus.ERROR)
         except StoreError as exc:
             raise click.UsageError(str(exc)) from exc
-        elapsed = result.stats.elapsed
-        for line in summary_lines(result, elapsed):
-            click.echo(line)
-        written, notes = write_output(
-            store,
-            out_dir,
-            base_url=base_url or default_base_url(store),
-            gzip=gzip,
-            images=config.images,
-            other_hosts=bool(config.subdomains or config.allow_hosts),
-        )
+        code = _publish(result, store, db, out_dir, config, outputs)
     finally:
         store.close()
-    files = getattr(written, "files", [])
-    click.echo(f"wrote {', '.join(str(f) for f in files)}; crawl state in {db}")
-    for note in notes:
-        click.echo(f"note: {note}", err=True)
-    robots_line = getattr(written, "robots_line", None)
-    if robots_line:
-        click.echo(f"robots.txt line: {robots_line}")
+    ctx.exit(code)
+
+
+@dataclass(frozen=True, slots=True)
+class Outputs:
+    """What ``crawl`` publishes besides the sitemap set, and where the set is served."""
+
+    base_url: str | None
+    gzip: bool
+    inventory: bool
+    visual_map: bool
+    allow_shrink: bool
+
+
+def _publish(
+    result: CrawlResult,
+    store: CrawlStore,
+    db: Path,
+    out_dir: Path,
+    config: CrawlConfig,
+    opts: Outputs,
+) -> int:
+    """Publish a crawl's outputs unless the start failed or the set would shrink by half."""
     if not result.start_ok:
+        for line in summary_lines(result, None):
+            click.echo(line)
         click.echo(
-            f"sitemapkit: error: the start URL {result.start_url} failed: {result.start_problem}",
+            f"sitemapkit: error: the start URL {shorten(result.start_url)} failed: "
+            f"{result.start_problem}; nothing published in {out_dir}",
             err=True,
         )
-        ctx.exit(ExitStatus.ERROR)
-    ctx.exit(ExitStatus.OK)
+        return ExitStatus.ERROR
+    if not opts.allow_shrink:
+        try:
+            check_shrink(out_dir, result.counts.get("indexable", 0))
+        except ShrinkError as exc:
+            for line in summary_lines(result, None):
+                click.echo(line)
+            click.echo(f"sitemapkit: error: {exc}", err=True)
+            return ExitStatus.ERROR
+    done = publish_crawl(
+        store,
+        db,
+        out_dir,
+        base_url=opts.base_url or default_base_url(store),
+        gzip=opts.gzip,
+        images=config.images,
+        other_hosts=bool(config.subdomains or config.allow_hosts),
+        inventory=opts.inventory,
+        visual_map=opts.visual_map,
+    )
+    for line in summary_lines(result, done.sitemap):
+        click.echo(line)
+    for line in published_lines(done, db):
+        click.echo(line)
+    for note in done.notes:
+        click.echo(f"note: {note}", err=True)
+    return ExitStatus.OK

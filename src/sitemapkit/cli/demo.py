@@ -16,30 +16,12 @@ from pathlib import Path
 
 import click
 
-from sitemapkit.cli.crawl import DB_NAME, Progress, run_crawl, summary_lines, write_output
-from sitemapkit.cli.inventory import export_inventory
+from sitemapkit.cli.crawl import DB_NAME, Progress, Terminated, run_crawl, summary_lines
+from sitemapkit.cli.crawl_output import publish_crawl, published_lines
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import CrawlResult
 from sitemapkit.store import iter_page_records, open_store
-
-INVENTORY_NAME = "inventory.csv"
-
-
-def draw_visual_map(db: Path, out_dir: Path) -> Path:
-    """Draw ``out_dir/site-map.html`` from the crawl in ``db``.
-
-    The map is drawn from the stored crawl, not from the engine's memory, so
-    it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
-    """
-    from sitemapkit.visual.page import write_visual_map
-
-    return write_visual_map(
-        iter_page_records(db),
-        out_dir / "site-map.html",
-        title="Northwind Lamps (demo)",
-        source_kind="crawl",
-    )
 
 
 def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
@@ -86,30 +68,35 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
         store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
             result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))
-            for line in summary_lines(result, result.stats.elapsed):
-                click.echo(line)
-            written, notes = write_output(
-                store, out_dir, base_url=base, gzip=False, images=True, other_hosts=False
+            done = publish_crawl(
+                store, db, out_dir, base_url=base, images=True, title="Northwind Lamps (demo)"
             )
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Terminated) as stop:
             click.echo("sitemapkit: interrupted", err=True)
-            ctx.exit(ExitStatus.INTERRUPTED)
+            terminated = isinstance(stop, Terminated)
+            ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
         finally:
             store.close()
-        rows = export_inventory(db, out_dir / INVENTORY_NAME)
         problems = check_expected(base, db, _sitemap_locs(out_dir))
-    for note in notes:
+        from sitemapkit.audit.showcase import audit_demo
+
+        audited = audit_demo(base, db, out_dir)  # the planted sitemap faults, audit.html
+    for line in summary_lines(result, done.sitemap):
+        click.echo(line)
+    for line in published_lines(done, db):
+        click.echo(line)
+    for note in done.notes:
         click.echo(f"note: {note}", err=True)
-    files = [str(f) for f in getattr(written, "files", [])]
-    click.echo(f"sitemap:   {', '.join(files)}")
-    click.echo(f"inventory: {out_dir / INVENTORY_NAME} ({rows:,} URLs with their fate)")
-    click.echo(f"crawl db:  {db} (try: sitemapkit crawl --db {db} --why URL)")
-    drawn = draw_visual_map(db, out_dir)
-    click.echo(f"visual map: {drawn}")
+    for line in audited.lines:
+        click.echo(line)
+    click.echo(f"wrote {audited.report}")
+    problems.extend(audited.problems)
     if problems:
         click.echo(f"the crawl differs from the demo's expected result in {len(problems)} ways:")
         for problem in problems[:20]:
             click.echo(f"  {problem}")
         ctx.exit(ExitStatus.ERROR)
-    click.echo("checked against the demo's expected result: every URL and reason matches")
+    click.echo(
+        "checked against the demo's expected result: every URL, reason and audit finding matches"
+    )
     ctx.exit(ExitStatus.OK if result.start_ok else ExitStatus.ERROR)

@@ -52,11 +52,22 @@ _OPTIONS = (
         show_default=True,
         help="Seconds per sitemap request.",
     ),
+    click.option(
+        "--allow-other-hosts",
+        is_flag=True,
+        help="Follow index children on another host than the index (else loc-other-host).",
+    ),
+    click.option(
+        "--allow-private-addresses",
+        "allow_private",
+        is_flag=True,
+        help="Let a public start URL lead to loopback, link-local or private addresses.",
+    ),
 )
 
 
 def read_limit_options(func: F) -> F:
-    """Add the five cap options (in help order) to a click command function."""
+    """Add the cap and fetch-rule options (in help order) to a click command function."""
     for option in reversed(_OPTIONS):
         func = option(func)
     return func
@@ -68,6 +79,16 @@ def read_limits(
     max_depth: int,
     max_sitemaps: int,
     timeout: float,
+    allow_other_hosts: bool = False,
+    allow_private: bool = False,
 ) -> ReadLimits:
     """The :class:`ReadLimits` the options above describe."""
-    return ReadLimits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    return ReadLimits(
+        max_download_bytes,
+        max_decompressed_bytes,
+        max_depth,
+        max_sitemaps,
+        timeout,
+        allow_other_hosts=allow_other_hosts,
+        allow_private=allow_private,
+    )

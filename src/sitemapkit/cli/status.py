@@ -11,4 +11,7 @@ class ExitStatus(enum.IntEnum):
     ERROR = 1
     #: a usage error or an input that cannot be read at all
     USAGE = 2
+    #: Ctrl-C (SIGINT); work so far is saved
     INTERRUPTED = 130
+    #: SIGTERM (128 + 15); work so far is saved, as for Ctrl-C
+    TERMINATED = 143

@@ -153,6 +153,8 @@ def urls(
     max_depth: int,
     max_sitemaps: int,
     timeout: float,
+    allow_other_hosts: bool,
+    allow_private: bool,
     quiet: bool,
 ) -> int:
     """Print every URL of SOURCE: a sitemap file, '-', a sitemap, robots.txt or home URL."""
@@ -161,7 +163,15 @@ def urls(
 
         if not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
-    lim = read_limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = read_limits(
+        max_download_bytes,
+        max_decompressed_bytes,
+        max_depth,
+        max_sitemaps,
+        timeout,
+        allow_other_hosts,
+        allow_private,
+    )
     log: list[Finding] = []
     out = sys.stdout
     if fmt == "text":

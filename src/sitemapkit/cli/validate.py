@@ -238,6 +238,8 @@ def validate(
     max_depth: int,
     max_sitemaps: int,
     timeout: float,
+    allow_other_hosts: bool,
+    allow_private: bool,
     output: str,
 ) -> int:
     """Check SOURCE... (files, '-', sitemap/robots.txt/home URLs) against the rule book."""
@@ -245,7 +247,15 @@ def validate(
         if not is_url(source) and source != "-" and not Path(source).is_file():
             raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
     now = _parse_now(now_text)
-    lim = read_limits(max_download_bytes, max_decompressed_bytes, max_depth, max_sitemaps, timeout)
+    lim = read_limits(
+        max_download_bytes,
+        max_decompressed_bytes,
+        max_depth,
+        max_sitemaps,
+        timeout,
+        allow_other_hosts,
+        allow_private,
+    )
     if schema_dir is not None:
         from sitemapkit.validate.xsd import SchemaSet
 

@@ -16,8 +16,8 @@ import click
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError
 from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, publish_visual_map
-from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, iter_records
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, Kind, paused_gc
+from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, read_tree
+from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, paused_gc
 
 
 def _size(n: int) -> str:
@@ -96,9 +96,8 @@ def _run(
     started = time.perf_counter()
     report = SourceReport()
     try:
-        records = iter_records(source, report)
         result = publish_visual_map(
-            records,
+            read_tree(source, report),
             output,
             title=title,
             source_kind=report.kind,
@@ -139,7 +138,7 @@ def _run(
             f"sitemapkit: note: {source} has no crawl depths; the map opens by URL path",
             err=True,
         )
-    hosts = sum(1 for n in tree.nodes if n.kind is Kind.HOST)
+    hosts = tree.host_count
     plural = "s" if report.bad_lines != 1 else ""
     skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
     dplural = "s" if tree.duplicates != 1 else ""

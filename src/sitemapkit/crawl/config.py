@@ -12,12 +12,12 @@ import re
 from dataclasses import asdict, dataclass, fields
 from urllib.parse import urlsplit
 
-from sitemapkit import __version__
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_DOWNLOAD_BYTES
+from sitemapkit.read.source import USER_AGENT
 
 #: Identifies us to site owners, with a page that says what we are.
-DEFAULT_USER_AGENT = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
+DEFAULT_USER_AGENT = USER_AGENT  # one User-Agent for crawler and reader (read/source.py)
 #: An HTML page larger than this is cut (and recorded as ``too-large``): 10 MiB.
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 
@@ -56,6 +56,12 @@ class CrawlConfig:
     retries: int = 3
     #: Longest ``Retry-After`` / back-off we are willing to sleep for one request.
     max_retry_wait: float = 60.0
+    #: ``--render``: ``never``, ``auto`` or ``always`` (see :mod:`sitemapkit.render`).
+    render: str = "never"
+    #: ``--render-timeout``: seconds before a page that will not settle is cut.
+    render_timeout: float = 15.0
+    #: ``--render-concurrency``: pages rendered at once.
+    render_concurrency: int = 2
 
     def validate(self) -> CrawlConfig:
         """Raise :class:`InputError` for settings that cannot work; return self."""

@@ -31,7 +31,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
 
@@ -46,6 +46,9 @@ from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
 from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
+
+if TYPE_CHECKING:
+    from sitemapkit.render import Renderer
 
 #: MIME types we parse as HTML pages (a missing type is sniffed).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -128,6 +131,8 @@ class CrawlResult:
     reasons: dict[str, int]
     #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
     trap_examples: dict[str, list[str]] = field(default_factory=dict)
+    #: Rendered pages by how it went (``rendered``, ``render-timeout``, ``render-failed``).
+    rendered: dict[str, int] = field(default_factory=dict)
 
 
 class Crawler:
@@ -142,8 +147,13 @@ class Crawler:
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
+        follow_links: bool = True,
+        renderer: Renderer | None = None,
     ) -> None:
         self.config = config.validate()
+        #: False fetches and judges the queued URLs only (the audit's listed URLs the
+        #: crawl did not reach): their links are neither recorded nor followed.
+        self._follow_links = follow_links
         self.store = store
         self._session = session
         self._progress = progress
@@ -160,6 +170,18 @@ class Crawler:
         self._start_ok = False
         self._fetcher: Fetcher
         self._polite: Politeness
+        #: Renders the pages that need it (``--render``); closed when the run ends.
+        self.renderer = renderer if renderer is not None else _renderer(self.config)
+        if self.renderer is not None:
+            self.renderer.bind(
+                policy=self.policy,
+                is_site=self.scope.check,
+                allowed=self._robots_allow,
+            )
+
+    async def _robots_allow(self, url: str) -> bool:
+        """robots.txt's word on ``url`` (what a rendering page may load, too)."""
+        return await self._polite.allowed(url)
 
     # -- set-up ---------------------------------------------------------------------------
     def _prepare(self, resume: bool) -> str:
@@ -226,12 +248,23 @@ class Crawler:
         workers: list[asyncio.Task[None]] = []
         ticker: asyncio.Task[None] | None = None
         finished = failed = False
+        deadline = asyncio.timeout_at(self._deadline())
         try:
-            if self.config.seed_from_sitemaps:
-                await self._seed_from_sitemaps(start, session)
-            ticker = asyncio.create_task(self._tick())
-            workers = [asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)]
-            await self._until_drained([ticker, *workers])
+            async with deadline:
+                if self.config.seed_from_sitemaps:
+                    await self._seed_from_sitemaps(start, session)
+                ticker = asyncio.create_task(self._tick())
+                workers = [
+                    asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
+                ]
+                await self._until_drained([ticker, *workers])
+            finished = True
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+            # A deadline is a deadline: requests in flight are cut; their URLs go back
+            # to the queue (released below) and count as not-crawled.
+            self._stop_reason = "max-duration"
             finished = True
         except StoreWriteError:
             failed = True
@@ -241,11 +274,12 @@ class Crawler:
                 task.cancel()
             if ticker is not None:
                 ticker.cancel()
-            for task in [*workers, *([ticker] if ticker else [])]:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            # Collected, not re-raised: the first failure is already on its way up.
+            await asyncio.gather(*workers, *([ticker] if ticker else []), return_exceptions=True)
             if own_session:
                 await session.close()
+            if self.renderer is not None:
+                await self.renderer.close()
             self._close(finished, failed)
         return self._result(start)
 
@@ -308,6 +342,7 @@ class Crawler:
             counts=counts,
             reasons=reasons,
             trap_examples=self._trap_examples(),
+            rendered={} if self.renderer is None else dict(self.renderer.counts),
         )
 
     def _trap_examples(self) -> dict[str, list[str]]:
@@ -330,12 +365,17 @@ class Crawler:
                 self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
 
+    def _deadline(self) -> float | None:
+        """Loop time at which ``--max-duration`` cuts the crawl (counted from the start)."""
+        if self.config.max_duration is None:
+            return None
+        left = self.config.max_duration - self.stats.elapsed
+        return asyncio.get_running_loop().time() + left
+
     def _limit_reached(self) -> str | None:
         cfg = self.config
         if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
             return "max-pages"
-        if cfg.max_duration is not None and self.stats.elapsed >= cfg.max_duration:
-            return "max-duration"
         return None
 
     async def _feed(self) -> None:
@@ -344,9 +384,7 @@ class Crawler:
         while True:
             limit = self._limit_reached()
             if limit is not None:
-                self._stop_reason = limit
-                if limit != "max-pages":  # claimed URLs count as pages: let them finish
-                    self._drain_queue()
+                self._stop_reason = limit  # claimed URLs count as pages: let them finish
                 return
             if self._queue.qsize() < low:
                 want = batch
@@ -366,11 +404,6 @@ class Crawler:
                 async with asyncio.timeout(1.0):
                     await self._wake.wait()
 
-    def _drain_queue(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
-            self._queue.task_done()
-
     async def _worker(self) -> None:
         queue = self._queue
         while True:
@@ -386,7 +419,7 @@ class Crawler:
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
         if not await self._polite.allowed(item.url):
-            self._finish(item, Outcome(reason="blocked-by-robots"))
+            await self._blocked(item)
             return
         chain: list[Claimed] = [item]
         current = item
@@ -395,7 +428,7 @@ class Crawler:
                 response = await self._fetcher.get(current.url, want_body=_wants_body)
             self.stats.fetched += 1
             if not response.is_redirect:
-                self._page(current, response)
+                await self._page(current, response)
                 return
             target = normalize(response.location or "", policy=self.policy)
             status = int(response.status or 0)
@@ -464,10 +497,14 @@ class Crawler:
                 return
             self._link(current.id, [(nxt.id, False, "redirect")])
             if not await self._polite.allowed(target):
-                self._finish(nxt, Outcome(reason="blocked-by-robots"))
+                await self._blocked(nxt)
                 return
             chain.append(nxt)
             current = nxt
+
+    async def _blocked(self, item: Claimed) -> None:
+        detail = await self._polite.refusal(item.url)
+        self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
     def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
         """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
@@ -497,12 +534,17 @@ class Crawler:
                     "not-html",
                 )
             )
-            self._start_problem = None if self._start_ok else (outcome.reason or "failed")
+            problem = outcome.reason or "failed"
+            if outcome.detail and outcome.reason == "blocked-by-robots":
+                problem = outcome.detail  # "robots.txt unreachable: connection refused ..."
+            elif outcome.detail:
+                problem = f"{problem} ({outcome.detail})"
+            self._start_problem = None if self._start_ok else problem
 
     def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
         self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
 
-    def _page(self, item: Claimed, response: Response) -> None:
+    async def _page(self, item: Claimed, response: Response) -> None:
         now = time.time()
         self.stats.pages += 1
         if response.error is not None:
@@ -532,6 +574,13 @@ class Crawler:
         facts = extract_page(
             response.body, url=item.url, headers=response.headers, policy=self.policy
         )
+        if self.renderer is not None and not response.truncated:
+            facts, rendered = await self.renderer.crawl_page(
+                item.url, response.body, response.headers, facts
+            )
+            if rendered is not None:
+                out.render, out.render_why = rendered.status, rendered.why
+                out.rendered_links = rendered.only_rendered
         if len(response.body) >= BIG_BODY:
             trim_heap()
         out.title = facts.title
@@ -559,7 +608,8 @@ class Crawler:
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
-        self._discover(item, facts)
+        if self._follow_links:
+            self._discover(item, facts)
 
     def _discover(self, item: Claimed, facts: PageFacts) -> None:
         depth = item.depth + 1
@@ -629,6 +679,21 @@ class Crawler:
         if batch:
             self.store.add_urls(batch)
         self.store.commit()
+
+
+def _renderer(config: CrawlConfig) -> Renderer | None:
+    """The renderer ``config.render`` asks for (``None`` for ``never``: no browser, no import)."""
+    if config.render == "never":
+        return None
+    from sitemapkit.render import Renderer, RenderSettings
+
+    return Renderer(
+        RenderSettings(
+            mode=config.render,
+            timeout=config.render_timeout,
+            concurrency=config.render_concurrency,
+        )
+    )
 
 
 def sitemap_entries(store: CrawlStore, *, images: bool = False) -> Iterator[UrlEntry]:

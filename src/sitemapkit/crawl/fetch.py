@@ -8,7 +8,12 @@ engine can record it as a decision instead of crashing.
 * Redirects are *not* followed here (``allow_redirects=False``): the engine
   follows them itself so that every hop is recorded, scoped and loop-checked.
 * 429 and 503 are retried with back-off, honouring ``Retry-After`` (seconds or
-  an HTTP date) up to a cap; network errors are retried the same way.
+  an HTTP date) up to a cap; network errors are retried the same way.  A response
+  that breaks HTTP itself (``Content-Length: -5``) is not retried: it would break
+  the same way again.
+* Every ``error_detail`` is one line that says what failed in words a site owner
+  knows (``connection refused by host:port``, ``DNS lookup failed for host``, ``TLS
+  error``, ``timed out``): the crawl tells the user exactly this.
 * Bodies are streamed and cut at ``max_body`` bytes; bodies the caller does not
   want (images, PDFs) are never downloaded.
 * gzip/deflate (and br when the brotli module is installed) are decoded by
@@ -36,6 +41,10 @@ RETRY_STATUSES = frozenset({429, 503})
 _EMPTY_HEADERS: Mapping[str, str] = {}
 #: Redirect bodies up to this size are read (and dropped) to keep the connection alive.
 _DRAIN_LIMIT = 64 * 1024
+#: Errors that asking again cannot mend (the body cap; a response that breaks HTTP).
+_FINAL_ERRORS = frozenset({"too-large", "bad-response"})
+#: Characters of an error detail kept (a hostile server chooses what its errors echo).
+_DETAIL_MAX = 300
 
 
 @dataclass(slots=True)
@@ -142,7 +151,7 @@ class Fetcher:
                 wait = retry_after_seconds(response.headers.get("Retry-After"))
                 if wait is None:
                     wait = self.backoff_base * (2 ** (attempt - 1))
-            elif response.error is not None and response.error != "too-large":
+            elif response.error is not None and response.error not in _FINAL_ERRORS:
                 wait = self.backoff_base * (2 ** (attempt - 1))
             if wait is None:
                 return response
@@ -160,16 +169,13 @@ class Fetcher:
         except TimeoutError:
             return Response(url, None, _EMPTY_HEADERS, error="timeout", error_detail="timed out")
         except aiohttp.TooManyRedirects as exc:  # pragma: no cover - redirects are manual
-            return Response(url, None, _EMPTY_HEADERS, error="redirect-loop", error_detail=str(exc))
+            return _failed(url, "redirect-loop", str(exc))
         except aiohttp.ClientResponseError as exc:
-            return Response(
-                url, None, _EMPTY_HEADERS, error="bad-response", error_detail=exc.message
-            )
+            return _failed(url, "bad-response", f"malformed response: {exc.message}")
+        except aiohttp.ClientConnectorError as exc:
+            return _failed(url, "connection-error", connect_problem(exc))
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            detail = str(exc) or type(exc).__name__
-            return Response(
-                url, None, _EMPTY_HEADERS, error="connection-error", error_detail=detail
-            )
+            return _failed(url, "connection-error", str(exc) or type(exc).__name__)
 
     async def _read(
         self,
@@ -211,6 +217,37 @@ class Fetcher:
                 break
             chunks.append(chunk)
         return Response(url, status, headers, b"".join(chunks), mime, charset, truncated=truncated)
+
+
+def one_line(text: str) -> str:
+    """``text`` as one short line: aiohttp's parser errors span lines and draw a caret."""
+    parts = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or not line.strip("^~ "):
+            continue
+        if line.startswith(("b'", 'b"')) and line.endswith(line[1]):
+            line = line[2:-1]  # the offending header line, as bytes repr
+        parts.append(line)
+    joined = " ".join(parts).replace("\x1b", "")
+    return joined if len(joined) <= _DETAIL_MAX else joined[: _DETAIL_MAX - 3] + "..."
+
+
+def connect_problem(exc: aiohttp.ClientConnectorError) -> str:
+    """What went wrong before any HTTP was spoken, in the words a site owner uses."""
+    where = f"{exc.host}:{exc.port}"
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return f"DNS lookup failed for {exc.host}"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return f"TLS error with {where}: {exc.os_error}"
+    if isinstance(exc.os_error, ConnectionRefusedError):
+        return f"connection refused by {where}"
+    reason = exc.os_error.strerror or str(exc.os_error) or type(exc.os_error).__name__
+    return f"cannot connect to {where}: {reason}"
+
+
+def _failed(url: str, error: str, detail: str) -> Response:
+    return Response(url, None, _EMPTY_HEADERS, error=error, error_detail=one_line(detail))
 
 
 def now() -> float:

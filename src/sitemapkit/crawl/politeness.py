@@ -142,15 +142,29 @@ class Politeness:
         self.robots_fetched += 1
         body = response.body[:MAX_ROBOTS_BYTES]
         status = response.status
+        error = response.error_detail
+        if response.is_redirect:
+            error = f"more than 5 redirects from {url}"
         if response.error is not None or response.is_redirect:
             status = None  # unreachable: RFC 9309 says disallow everything
-        rules: RobotsRules = RobotsPolicy.from_response(status, body, url=url)
+        rules: RobotsRules = RobotsPolicy.from_response(status, body, url=url, error=error)
         self.sitemaps[origin] = list(rules.sitemaps)
         return rules
 
     async def allowed(self, url: str) -> bool:
         rules = await self.robots(origin_of(url))
         return True if rules is None else rules.allowed(url, self.token)
+
+    async def refusal(self, url: str) -> str | None:
+        """Why robots.txt refuses ``url`` when it was not a rule but an outage, else None.
+
+        RFC 9309 says an unreachable robots.txt disallows everything; the inventory
+        and the start-URL message then say what failed (connection refused, HTTP 503).
+        """
+        rules = await self.robots(origin_of(url))
+        if rules is None or getattr(rules, "mode", None) != "disallow-all":
+            return None
+        return str(getattr(rules, "reason", "")) or None
 
     @asynccontextmanager
     async def slot(self, origin: str) -> AsyncIterator[None]:

@@ -23,17 +23,16 @@ rather than refused.  ``/robots.txt`` itself is always allowed (2.2.2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 from urllib.parse import urlsplit
 
 from protego import Protego
 
 from sitemapkit.crawl.urlnorm import normalize
+from sitemapkit.limits import MAX_ROBOTS_BYTES
+from sitemapkit.read.robots import capped, parse_robots_sitemaps
 
 __all__ = ["MAX_ROBOTS_BYTES", "RobotsPolicy"]
-
-#: Bytes of robots.txt parsed; the rest is ignored (RFC 9309 2.5, Google's 500 KiB).
-MAX_ROBOTS_BYTES: Final = 500 * 1024
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -43,8 +42,9 @@ class RobotsPolicy:
     ``mode`` is ``"rules"`` (a parsed file), ``"allow-all"`` or ``"disallow-all"``;
     ``retry`` is true when the file was unreachable and should be fetched again;
     ``reason`` says in words why this policy holds (for the inventory and ``--why``).
-    ``sitemaps`` are the absolute ``Sitemap:`` URLs; relative or non-http ones are kept
-    in ``invalid_sitemaps`` so they can be reported instead of silently dropped.
+    ``sitemaps`` are the ``Sitemap:`` URLs as :func:`sitemapkit.read.robots.parse_robots_sitemaps`
+    reads them (relative ones resolved), normalised; values that are not full http(s)
+    URLs are also kept in ``invalid_sitemaps`` so they can be reported.
     """
 
     url: str
@@ -58,13 +58,18 @@ class RobotsPolicy:
     _parser: Any = field(default=None, repr=False)
 
     @classmethod
-    def from_response(cls, status: int | None, body: bytes | None, *, url: str) -> RobotsPolicy:
+    def from_response(
+        cls, status: int | None, body: bytes | None, *, url: str, error: str | None = None
+    ) -> RobotsPolicy:
         """The policy for the robots.txt at ``url`` that answered ``status`` with ``body``.
 
-        ``status=None`` means no HTTP answer at all (DNS, connection, timeout).
+        ``status=None`` means no HTTP answer at all (DNS, connection, timeout);
+        ``error`` then says which, and lands in ``reason``: a crawl that is refused
+        everything must tell the user that the site was down, not only "robots".
         """
         if status is None:
-            return cls(url, "disallow-all", "robots.txt unreachable", None, retry=True)
+            why = f"robots.txt unreachable: {error}" if error else "robots.txt unreachable"
+            return cls(url, "disallow-all", why, None, retry=True)
         if 200 <= status < 300:
             return cls.parse(body or b"", url=url, status=status)
         if 300 <= status < 400:
@@ -80,24 +85,13 @@ class RobotsPolicy:
     @classmethod
     def parse(cls, body: bytes, *, url: str, status: int = 200) -> RobotsPolicy:
         """The policy of a robots.txt body (bytes as served)."""
-        truncated = len(body) > MAX_ROBOTS_BYTES
-        if truncated:
-            cut = body.rfind(b"\n", 0, MAX_ROBOTS_BYTES)
-            body = body[: cut if cut > 0 else MAX_ROBOTS_BYTES]
-        if body.startswith(b"\xef\xbb\xbf"):
-            body = body[3:]
-        text = body.decode("utf-8", "replace")
-        parser = Protego.parse(text)
+        listed = parse_robots_sitemaps(body, url)  # the one Sitemap: parser (read/robots.py)
+        body = capped(body)[0].removeprefix(b"\xef\xbb\xbf")
+        parser = Protego.parse(body.decode("utf-8", "replace"))
         good: list[str] = []
-        bad: list[str] = []
-        for raw in parser.sitemaps:
-            value = str(raw).strip()
-            absolute = (
-                normalize(value) if value.lower().startswith(("http://", "https://")) else None
-            )
-            if absolute is None:
-                bad.append(value)
-            elif absolute not in good:
+        for value in listed.urls:
+            absolute = normalize(value)
+            if absolute is not None and absolute not in good:
                 good.append(absolute)
         return cls(
             url,
@@ -105,8 +99,8 @@ class RobotsPolicy:
             "robots.txt rules",
             status,
             sitemaps=tuple(good),
-            invalid_sitemaps=tuple(bad),
-            truncated=truncated,
+            invalid_sitemaps=listed.invalid,
+            truncated=listed.truncated,
             _parser=parser,
         )
 

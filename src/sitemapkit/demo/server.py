@@ -81,9 +81,15 @@ _TYPES: Final = {
     ".svg": "image/svg+xml",
     ".pdf": "application/pdf",
     ".txt": "text/plain; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".json": "application/json",
     ".xml": "application/xml",
 }
 _STATUS_BROKEN: Final = "/status/broken"
+#: The lamp finder's live stock feed (fetched only by the page's script).
+STOCK_FEED: Final = "/app/stock-feed"
+#: Seconds the stock feed streams before it ends.
+STOCK_FEED_SECONDS: Final = 60.0
 _SLOW: Final = "/slow.html"
 _CHANGELOG: Final = "/docs/changelog.html"
 _CALENDAR_PREFIX: Final = "/events/"
@@ -97,6 +103,23 @@ FACETS: Final = {
 }
 #: Entries in the generated changelog (about 2 MB of HTML).
 CHANGELOG_ENTRIES: Final = 16_000
+
+
+async def _stock_feed(request: web.Request) -> web.StreamResponse:
+    """The lamp finder's live stock: a response that never ends (a page that never settles).
+
+    One line every half second for :data:`STOCK_FEED_SECONDS` at most, so a
+    forgotten client cannot keep the server busy for ever.
+    """
+    response = web.StreamResponse(headers={"Content-Type": "text/plain; charset=utf-8"})
+    await response.prepare(request)
+    try:
+        for tick in range(int(STOCK_FEED_SECONDS * 2)):
+            await response.write(f"{42 - tick % 5} lamps in stock\n".encode())
+            await asyncio.sleep(0.5)
+    except ConnectionResetError:
+        pass  # the page was closed: that is how this feed ends
+    return response
 
 
 def _origin(request: web.Request) -> str:
@@ -221,6 +244,8 @@ async def _handle(request: web.Request) -> web.StreamResponse:
         return web.Response(status=status, headers={"Location": target})
     if path == _STATUS_BROKEN:
         return web.Response(status=500, text="Internal Server Error", content_type="text/plain")
+    if path == STOCK_FEED:
+        return await _stock_feed(request)
     if path == _CHANGELOG:
         global _CHANGELOG_BODY  # noqa: PLW0603 - built once, 2 MB
         if _CHANGELOG_BODY is None:

@@ -2,21 +2,25 @@
 
 Why robots.txt first: it is where site owners declare sitemaps on purpose
 ([SM], [GR]); the well-known paths are a guess, tried only when robots.txt
-names none.  A relative ``Sitemap:`` value is an error (``robots-sitemap-relative``)
-that the reader still tolerates by resolving it against robots.txt.
+names none.  The ``Sitemap:`` lines are read by the one parser,
+:func:`sitemapkit.read.robots.parse_robots_sitemaps`, which the crawler calls too.
 """
 
 from __future__ import annotations
 
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
-from sitemapkit.model import Finding, Severity
+from sitemapkit.limits import MAX_ROBOTS_BYTES
+from sitemapkit.model import Finding
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.read.source import FetchInfo, ReadLimits, SourceProblem, fetch_chunks
 
 if TYPE_CHECKING:
     import aiohttp
+
+    from sitemapkit.addresses import AddressGuard
 
 #: Paths tried, in order, when robots.txt names no sitemap; the first that answers wins.
 WELL_KNOWN_PATHS: Final = (
@@ -27,48 +31,20 @@ WELL_KNOWN_PATHS: Final = (
     "/wp-sitemap.xml",
     "/sitemap.txt",
 )
-#: robots.txt bodies are capped (Google reads 500 KiB).
-MAX_ROBOTS_BYTES: Final = 512 * 1024
 
 
-def parse_robots_sitemaps(text: str, robots_url: str) -> tuple[list[str], list[Finding]]:
-    """The ``Sitemap:`` URLs of a robots.txt body, and findings for relative ones."""
-    found: list[str] = []
-    findings: list[Finding] = []
-    text = text.removeprefix("\ufeff")
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip() if "#" in raw else raw.strip()
-        key, sep, value = line.partition(":")
-        if not sep or key.strip().lower() not in ("sitemap", "site-map"):
-            continue
-        value = value.strip()
-        if not value:
-            continue
-        parts = urlsplit(value)
-        if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-            findings.append(
-                Finding(
-                    "robots-sitemap-relative",
-                    Severity.ERROR,
-                    f'Sitemap: value "{value}" is not a full URL',
-                    robots_url,
-                    lineno,
-                    1,
-                    url=value,
-                )
-            )
-            value = urljoin(robots_url, value)
-        if value not in found:
-            found.append(value)
-    return found, findings
-
-
-async def _read_capped(
-    session: aiohttp.ClientSession, url: str, lim: ReadLimits, cap: int
+async def read_capped(
+    session: aiohttp.ClientSession,
+    url: str,
+    lim: ReadLimits,
+    cap: int,
+    guard: AddressGuard | None = None,
 ) -> bytes:
+    """The first ``cap`` bytes of ``url`` (robots.txt, a sniffed head): a URL of the site the
+    user named, so it is a start for ``guard`` (its redirects are judged)."""
     info = FetchInfo(url)
     buf = bytearray()
-    async with aclosing(fetch_chunks(session, url, lim, info)) as chunks:
+    async with aclosing(fetch_chunks(session, url, lim, info, guard, start=True)) as chunks:
         async for chunk in chunks:
             buf += chunk
             if len(buf) >= cap:
@@ -86,26 +62,30 @@ def _looks_like_sitemap(head: bytes) -> bool:
 
 
 async def discover(
-    site_url: str, session: aiohttp.ClientSession, lim: ReadLimits | None = None
+    site_url: str,
+    session: aiohttp.ClientSession,
+    lim: ReadLimits | None = None,
+    guard: AddressGuard | None = None,
 ) -> tuple[list[str], list[Finding]]:
     """Sitemap URLs of the site at ``site_url`` and the robots.txt findings met on the way."""
     lim = lim or ReadLimits()
+    guard = guard or lim.guard()
     parts = urlsplit(site_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     robots_url = origin + "/robots.txt"
     findings: list[Finding] = []
     try:
-        body = await _read_capped(session, robots_url, lim, MAX_ROBOTS_BYTES)
+        body = await read_capped(session, robots_url, lim, MAX_ROBOTS_BYTES, guard)
     except SourceProblem:
         body = b""
-    found, robots_findings = parse_robots_sitemaps(body.decode("utf-8", "replace"), robots_url)
-    findings.extend(robots_findings)
-    if found:
-        return found, findings
+    robots = parse_robots_sitemaps(body, robots_url)
+    findings.extend(robots.findings)
+    if robots.urls:  # robots.txt names sitemaps: no guessing
+        return list(robots.urls), findings
     for path in WELL_KNOWN_PATHS:
         url = origin + path
         try:
-            head = await _read_capped(session, url, lim, 2048)
+            head = await read_capped(session, url, lim, 2048, guard)
         except SourceProblem:
             continue
         if _looks_like_sitemap(head):

@@ -421,7 +421,7 @@ def _batch(doc: Doc, nodes: list[Item], out: _Out, follow: bool) -> list[Sourced
 
 
 def _note(ev: Event, out: _Out) -> None:
-    if ev.kind in ("finding", "unreadable") and ev.finding is not None:
+    if ev.kind in ("finding", "unreadable", "skipped") and ev.finding is not None:
         out.note(ev.finding)
     elif ev.kind == "end":
         for f in tolerances(ev.doc):

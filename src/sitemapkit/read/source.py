@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from sitemapkit import limits
+from sitemapkit import __version__, limits
+from sitemapkit.addresses import AddressClass, AddressGuard
 
 if TYPE_CHECKING:
     import aiohttp
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 FETCH_TIMEOUT: Final = 60.0
 #: Bytes read per chunk from a file or a response body.
 CHUNK_BYTES: Final = 256 * 1024
-USER_AGENT: Final = "sitemapkit/0.1 (+https://github.com/sitemapkit/sitemapkit)"
+#: The one User-Agent of every request sitemapkit sends (the crawler's default too).
+USER_AGENT: Final = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
 
 #: Largest piece of inflated bytes handed on at once (bounds memory under a gzip bomb).
 PIECE_BYTES: Final = 1 << 20
@@ -45,6 +47,16 @@ class ReadLimits:
     max_index_depth: int = limits.MAX_INDEX_DEPTH
     max_sitemaps: int = limits.MAX_SITEMAPS_FOLLOWED
     timeout: float = FETCH_TIMEOUT
+    #: follow index children on another origin than the index (else ``loc-other-host``)
+    allow_other_hosts: bool = False
+    #: let a public start lead to private, loopback or link-local addresses
+    allow_private: bool = False
+    #: the class of the start URL's address; None: resolved from the first URL read
+    start_class: AddressClass | None = None
+
+    def guard(self) -> AddressGuard:
+        """The address rule for one read under these settings."""
+        return AddressGuard(allow_private=self.allow_private, start=self.start_class)
 
 
 #: Short alias used inside the package.
@@ -185,55 +197,60 @@ class FetchInfo:
     content_encoding: str = ""
 
 
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+
+
 async def fetch_chunks(
-    session: aiohttp.ClientSession, url: str, lim: ReadLimits, info: FetchInfo
+    session: aiohttp.ClientSession,
+    url: str,
+    lim: ReadLimits,
+    info: FetchInfo,
+    guard: AddressGuard | None = None,
+    *,
+    start: bool = False,
 ) -> AsyncGenerator[bytes, None]:
     """Stream the body of ``url`` through ``session``; raise :class:`SourceProblem` on failure.
 
-    Redirects are followed by aiohttp up to :data:`limits.MAX_REDIRECTS`; a body
+    Redirects are followed here, hop by hop, up to :data:`limits.MAX_REDIRECTS`, so that
+    ``guard`` (the address rule) judges every hop before it is requested; ``start`` marks
+    the URL the user gave (always allowed: it sets the start's address class).  A body
     over ``lim.max_download_bytes`` stops with ``limit-download-bytes``.
     """
     import asyncio
+    from urllib.parse import urljoin
 
     import aiohttp
 
     timeout = aiohttp.ClientTimeout(total=lim.timeout)
+    current = url
     try:
-        async with session.get(
-            url,
-            timeout=timeout,
-            max_redirects=limits.MAX_REDIRECTS,
-            headers={"User-Agent": USER_AGENT},
-        ) as resp:
-            info.final_url = str(resp.url)
-            info.status = resp.status
-            info.content_type = resp.headers.get("Content-Type", "")
-            info.content_encoding = resp.headers.get("Content-Encoding", "")
-            if resp.status != 200:
-                raise SourceProblem(f"http-{resp.status}", f"answered HTTP {resp.status}")
-            declared = resp.content_length
-            if declared is not None and declared > lim.max_download_bytes:
-                raise SourceProblem(
-                    "limit-download-bytes",
-                    f"declares {declared:,} bytes, over {lim.max_download_bytes:,} "
-                    "(limit max-download-bytes)",
-                )
-            got = 0
-            async for chunk in resp.content.iter_chunked(CHUNK_BYTES):
-                got += len(chunk)
-                if got > lim.max_download_bytes:
-                    raise SourceProblem(
-                        "limit-download-bytes",
-                        f"sent more than {lim.max_download_bytes:,} bytes "
-                        "(limit max-download-bytes)",
-                    )
-                yield chunk
+        for hop in range(limits.MAX_REDIRECTS + 1):
+            if guard is not None:
+                refused = await guard.check(current, start=start and hop == 0)
+                if refused is not None:
+                    raise SourceProblem("fetch-refused", refused)
+            async with session.get(
+                current,
+                timeout=timeout,
+                allow_redirects=False,
+                headers={"User-Agent": USER_AGENT},
+            ) as resp:
+                location = resp.headers.get("Location")
+                if resp.status in _REDIRECTS and location:
+                    current = urljoin(str(resp.url), location)
+                    continue
+                info.final_url = str(resp.url)
+                info.status = resp.status
+                info.content_type = resp.headers.get("Content-Type", "")
+                info.content_encoding = resp.headers.get("Content-Encoding", "")
+                async for chunk in _body(resp, lim):
+                    yield chunk
+                return
+        raise SourceProblem("fetch-failed", f"more than {limits.MAX_REDIRECTS} redirects")
     except TimeoutError:
         raise SourceProblem(
             "limit-timeout", f"timed out after {lim.timeout:g} s (limit timeout)"
         ) from None
-    except aiohttp.TooManyRedirects:
-        raise SourceProblem("fetch-failed", f"more than {limits.MAX_REDIRECTS} redirects") from None
     except aiohttp.ClientResponseError as exc:
         raise SourceProblem("fetch-failed", f"bad response: {exc.message}") from None
     except (aiohttp.ClientError, asyncio.CancelledError) as exc:
@@ -242,3 +259,25 @@ async def fetch_chunks(
         raise SourceProblem("fetch-failed", f"could not be fetched: {exc}") from None
     except (ValueError, OSError) as exc:
         raise SourceProblem("fetch-failed", f"could not be fetched: {exc}") from None
+
+
+async def _body(resp: aiohttp.ClientResponse, lim: ReadLimits) -> AsyncGenerator[bytes, None]:
+    """The body of a final (non-redirect) response, under the download cap."""
+    if resp.status != 200:
+        raise SourceProblem(f"http-{resp.status}", f"answered HTTP {resp.status}")
+    declared = resp.content_length
+    if declared is not None and declared > lim.max_download_bytes:
+        raise SourceProblem(
+            "limit-download-bytes",
+            f"declares {declared:,} bytes, over {lim.max_download_bytes:,} "
+            "(limit max-download-bytes)",
+        )
+    got = 0
+    async for chunk in resp.content.iter_chunked(CHUNK_BYTES):
+        got += len(chunk)
+        if got > lim.max_download_bytes:
+            raise SourceProblem(
+                "limit-download-bytes",
+                f"sent more than {lim.max_download_bytes:,} bytes (limit max-download-bytes)",
+            )
+        yield chunk

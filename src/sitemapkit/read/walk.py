@@ -20,10 +20,12 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Final
 from urllib.parse import unquote, urlsplit
 
-from sitemapkit.limits import MAX_RUN_BYTES, SITEMAP_NS
+from sitemapkit.errors import InputError
+from sitemapkit.limits import MAX_ROBOTS_BYTES, MAX_RUN_BYTES, SITEMAP_NS
 from sitemapkit.model import Finding, Severity
-from sitemapkit.read.discover import discover, parse_robots_sitemaps
+from sitemapkit.read.discover import discover, read_capped
 from sitemapkit.read.kinds import Kind
+from sitemapkit.read.robots import parse_robots_sitemaps
 from sitemapkit.read.source import (
     Decoder,
     FetchInfo,
@@ -40,6 +42,7 @@ from sitemapkit.read.xmlstream import (
     XmlFacts,
     XmlStreamParser,
 )
+from sitemapkit.urls import Scope
 
 if TYPE_CHECKING:
     import aiohttp
@@ -75,6 +78,8 @@ class Doc:
     children: list[tuple[str, int]] = field(default_factory=list)
     #: reading stopped early (malformed, cap hit): rules after that point did not run
     stopped: bool = False
+    #: the user named this URL (a start for the address rule), not a page or an index
+    given: bool = False
 
     @property
     def core_ns(self) -> str:
@@ -83,7 +88,8 @@ class Doc:
 
 @dataclass(slots=True)
 class Event:
-    """``start`` / ``nodes`` / ``end`` of a doc, a ``finding`` on it, or ``unreadable``."""
+    """``start`` / ``nodes`` / ``end`` of a doc, a ``finding`` on it, ``unreadable``, or
+    ``skipped``: a finding about a child the walk did not read (on another host)."""
 
     kind: str
     doc: Doc
@@ -206,6 +212,8 @@ class Walker:
         self._session = session
         self._own_session: aiohttp.ClientSession | None = None
         self.followed = 0
+        #: the address rule of this run (see :mod:`sitemapkit.addresses`)
+        self.guard = self.limits.guard()
         self._visited: set[str] = set()
         self.tops: list[Doc] = []
 
@@ -251,7 +259,7 @@ class Walker:
             session = await self._get_session()
             robots_doc = Doc(source=source, url=source, kind="robots")
             if _is_home(source):
-                urls, findings = await discover(source, session, self.limits)
+                urls, findings = await discover(source, session, self.limits, self.guard)
             else:
                 urls, findings = await self._robots(source, session)
             for f in findings:
@@ -274,23 +282,23 @@ class Walker:
                 async for ev in self._read(doc):
                     yield ev
             return
-        doc = Doc(source=source, url=source)
+        doc = Doc(source=source, url=source, given=True)
         self.tops.append(doc)
         async for ev in self._read(doc):
             yield ev
 
     async def _local_robots(self, path: str) -> AsyncIterator[Event]:
         base = self.sitemap_url or "http://localhost/"
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-        urls, findings = parse_robots_sitemaps(text, base)
+        with Path(path).open("rb") as fh:
+            robots = parse_robots_sitemaps(fh.read(MAX_ROBOTS_BYTES + 1), base)
         rdoc = Doc(source=path, url=None, path=path, kind="robots")
-        for f in findings:
+        for f in robots.findings:
             yield Event(
                 "finding",
                 rdoc,
                 finding=Finding(f.code, f.severity, f.message, path, f.line, f.column, f.url),
             )
-        if not findings and not urls:
+        if not robots.findings and not robots.urls:
             yield Event(
                 "unreadable",
                 rdoc,
@@ -298,7 +306,9 @@ class Walker:
                     rdoc, "sitemap-not-found", Severity.ERROR, "robots.txt names no sitemap"
                 ),
             )
-        for url in urls if self.sitemap_url or not findings else []:
+        # a relative value resolves against the robots.txt URL, known only from --sitemap-url
+        urls = robots.urls if self.sitemap_url or not robots.findings else ()
+        for url in urls:
             doc = Doc(source=url, url=url)
             self.tops.append(doc)
             async for ev in self._read(doc):
@@ -307,16 +317,12 @@ class Walker:
     async def _robots(
         self, url: str, session: aiohttp.ClientSession
     ) -> tuple[list[str], list[Finding]]:
-        buf = bytearray()
         try:
-            async with aclosing(fetch_chunks(session, url, self.limits, FetchInfo(url))) as it:
-                async for chunk in it:
-                    buf += chunk
-                    if len(buf) > 512 * 1024:
-                        break
+            body = await read_capped(session, url, self.limits, MAX_ROBOTS_BYTES, self.guard)
         except SourceProblem as p:
             return [], [Finding("fetch-failed", Severity.ERROR, p.message, url)]
-        return parse_robots_sitemaps(bytes(buf).decode("utf-8", "replace"), url)
+        robots = parse_robots_sitemaps(body, url)
+        return list(robots.urls), list(robots.findings)
 
     # --- one document ----------------------------------------------------------------
     def _key(self, doc: Doc) -> str:
@@ -332,7 +338,10 @@ class Walker:
         assert doc.url is not None
         session = await self._get_session()
         doc.fetch = FetchInfo(doc.url)
-        async for chunk in fetch_chunks(session, doc.url, self.limits, doc.fetch):
+        fetched = fetch_chunks(
+            session, doc.url, self.limits, doc.fetch, self.guard, start=doc.given
+        )
+        async for chunk in fetched:
             yield chunk
 
     async def _read(self, doc: Doc) -> AsyncIterator[Event]:
@@ -474,8 +483,25 @@ class Walker:
                 ancestors.add(d.url)
             d = d.parent
         children, doc.children = doc.children, []
+        scope = self._index_scope(doc)
         for loc, line in children:
             if not is_url(loc):
+                continue
+            if scope is not None and scope.check(loc) == "loc-other-host":
+                yield Event(
+                    "skipped",
+                    doc,
+                    finding=_finding(
+                        doc,
+                        "loc-other-host",
+                        Severity.ERROR,
+                        f'"{loc[:200]}" is on another host than the index; '
+                        "not fetched (--allow-other-hosts to follow)",
+                        line,
+                        None,
+                        loc,
+                    ),
+                )
                 continue
             child = Doc(source=loc, url=loc, depth=doc.depth + 1, parent=doc, parent_line=line)
             local = self._local_sibling(doc, loc)
@@ -534,6 +560,19 @@ class Walker:
             self.followed += 1
             async for ev in self._read(child):
                 yield ev
+
+    def _index_scope(self, doc: Doc) -> Scope | None:
+        """The origin an index's children must share, or None (any: allowed or unknown).
+
+        The index's own URL after redirects is its origin (http -> https moves are common).
+        """
+        if self.limits.allow_other_hosts or doc.url is None:
+            return None
+        url = doc.fetch.final_url if doc.fetch is not None and doc.fetch.final_url else doc.url
+        try:
+            return Scope.of(url)
+        except (InputError, KeyError, ValueError):
+            return None
 
     @staticmethod
     def _local_sibling(doc: Doc, loc: str) -> str | None:

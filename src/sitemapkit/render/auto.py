@@ -12,6 +12,10 @@ compares:
   of a section are rendered; as soon as one of them shows a link its raw HTML
   lacked, every page of that section is rendered.  When all of the sample
   showed nothing new, the section is left to plain HTTP (shells excepted).
+  Pages of a section that arrive while its sample is still rendering wait for
+  the verdict instead of being rendered blindly: a crawl hands a section's
+  pages to many workers at once, and without the wait every one of them would
+  be "still sampling".
 
 The cost is bounded by (sections x sample) renders on a server-rendered site;
 a section's verdict is kept as data (:meth:`SectionSampler.verdicts`) so the
@@ -20,8 +24,9 @@ crawl can say why a page was or was not rendered.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -89,6 +94,8 @@ class _Section:
     asked: int = 0
     empty: int = 0
     verdict: bool | None = None
+    #: Set when a sample comes back (a verdict, or room for another sample).
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class SectionSampler:
@@ -100,12 +107,19 @@ class SectionSampler:
         self.sample = sample
         self._sections: dict[str, _Section] = {}
 
-    def wants(self, url: str) -> str | None:
-        """Why ``url`` should be rendered (``section-sample``, ``section-needs-js``) or None."""
+    async def wants(self, url: str) -> str | None:
+        """Why ``url`` should be rendered (``section-sample``, ``section-needs-js``) or None.
+
+        Waits while the section's sample is out; every ``section-sample`` answer
+        must be followed by :meth:`learn` or :meth:`forget` for that URL.
+        """
         section = self._sections.setdefault(section_of(url), _Section())
-        if section.verdict is None:
-            section.asked += 1
-            return "section-sample"
+        while section.verdict is None:
+            if section.asked < self.sample:
+                section.asked += 1
+                return "section-sample"
+            section.changed.clear()
+            await section.changed.wait()
         return "section-needs-js" if section.verdict else None
 
     def learn(self, url: str, found_new: bool) -> None:
@@ -117,6 +131,13 @@ class SectionSampler:
             section.empty += 1
             if section.empty >= self.sample:
                 section.verdict = False
+        section.changed.set()
+
+    def forget(self, url: str) -> None:
+        """A sample of ``url``'s section did not come back: let another page take its place."""
+        section = self._sections.setdefault(section_of(url), _Section())
+        section.asked = max(0, section.asked - 1)
+        section.changed.set()
 
     def verdicts(self) -> dict[str, bool | None]:
         """Each section seen and its verdict (``None``: still sampling)."""

@@ -115,7 +115,7 @@ class Renderer:
         if self._own_pool:
             await self.pool.close()
 
-    def decide(
+    async def decide(
         self, url: str, body: bytes, raw: PageFacts, content_type: str | None = None
     ) -> str | None:
         """Why this fetched HTML page should be rendered, or ``None``.
@@ -130,7 +130,40 @@ class Renderer:
             return "always"
         if looks_like_app_shell(body, raw, content_type):
             return "app-shell"
-        return self.sampler.wants(url)
+        return await self.sampler.wants(url)
+
+    def bind(
+        self,
+        *,
+        policy: QueryPolicy,
+        is_site: Callable[[str], bool],
+        allowed: Callable[[str], Awaitable[bool]] | None,
+    ) -> None:
+        """Take the crawl's query policy, scope and robots check (the engine calls this)."""
+        self.policy = policy
+        self._is_site = is_site
+        self._allowed = allowed
+
+    async def crawl_page(
+        self, url: str, body: bytes, headers: Mapping[str, str], raw: PageFacts
+    ) -> tuple[PageFacts, Rendered | None]:
+        """The crawl's hook: the page's facts after rendering it if it needs it, and the record.
+
+        Returns the raw facts and ``None`` when the page is not rendered.
+        """
+        content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), None)
+        why = await self.decide(url, body, raw, content_type)
+        if why is None:
+            return raw, None
+        try:
+            done = await self.render(url, body, headers, raw, why=why)
+        except BaseException:
+            if why == "section-sample":
+                self.sampler.forget(url)  # cancelled mid-render: the section's waiters go on
+            raise
+        if why in {"section-sample", "section-needs-js"}:
+            self.sampler.learn(url, bool(done.only_rendered))
+        return done.facts, done
 
     async def render(
         self,
@@ -163,6 +196,4 @@ class Renderer:
             )
             result.facts = merge_facts(raw, dom, moved)
             result.only_rendered = rendered_only(raw, result.facts)
-        if why in {"section-sample", "section-needs-js"}:
-            self.sampler.learn(url, bool(result.only_rendered))
         return result

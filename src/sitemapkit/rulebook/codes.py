@@ -93,6 +93,7 @@ LIMIT_CODES: Final[dict[str, Severity]] = {
     "limit-xml-depth": E,
     "limit-run-bytes": E,
     "fetch-failed": E,
+    "fetch-refused": E,
     "file-unreadable": E,
     "sitemap-not-found": E,
     "xsd-invalid": E,

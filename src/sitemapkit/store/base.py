@@ -130,6 +130,56 @@ class Explanation:
     fetched_at: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class ListedRow:
+    """One URL a sitemap lists (``kind="loc"``) or names as an hreflang alternate.
+
+    ``key`` is the URL as the crawl spells it (normalised with the crawl's query
+    policy), so a listed URL and the crawled page meet on one indexed column.
+    """
+
+    key: str
+    loc: str
+    sitemap: str
+    line: int | None
+    lastmod: str | None = None
+    kind: str = "loc"
+    #: The listing entry's loc, for an alternate.
+    parent: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedFacts:
+    """A listed URL joined with what the crawl learnt of it (``state`` is None: never seen)."""
+
+    listed: ListedRow
+    url_id: int | None
+    state: UrlState | None
+    status: int | None
+    reason: str | None
+    detail: str | None
+    content_type: str | None
+    canonical: str | None
+    redirect_to: str | None
+    page_lastmod: str | None
+    page_lastmod_source: str | None
+    indexable: bool
+    #: Distinct other pages linking to it with a followable ``a``/``area`` link.
+    inlinks: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRow:
+    """One audit finding as stored: a stable ``code`` and its evidence."""
+
+    code: str
+    severity: str
+    url: str | None
+    sitemap: str | None
+    line: int | None
+    evidence: str
+
+
 class CrawlStore(Protocol):
     """The crawl's memory.  Writes may be buffered until :meth:`commit`.
 
@@ -224,4 +274,48 @@ class CrawlStore(Protocol):
 
     def close(self) -> None:
         """Commit what is pending, then release the store (and its lock)."""
+        ...
+
+
+class AuditStore(CrawlStore, Protocol):
+    """What ``sitemapkit audit`` keeps beside a crawl: the listed URLs and the findings.
+
+    Kept in the store, not in Python sets, so an audit of a million listed URLs
+    runs in the memory of a crawl of the same site.
+    """
+
+    def clear_audit(self) -> None:
+        """Forget the listed URLs and findings of an earlier audit of this store."""
+        ...
+
+    def add_listed(self, rows: Sequence[ListedRow]) -> None: ...
+
+    def listed_unknown(self, limit: int) -> list[str]:
+        """Up to ``limit`` listed keys the crawl never decided (unseen or only ``HELD``)."""
+        ...
+
+    def listed_facts(self) -> Iterator[ListedFacts]:
+        """Every listed URL with the crawl's facts, in listing order (streamed)."""
+        ...
+
+    def listed_duplicates(self) -> Iterator[tuple[str, list[tuple[str, int | None]]]]:
+        """Keys listed as a loc more than once, with up to 10 places (sitemap, line) each."""
+        ...
+
+    def unlisted_indexable(self) -> Iterator[tuple[str, int]]:
+        """Indexable crawled pages that another page links to but no sitemap lists."""
+        ...
+
+    def redirect_hops(self, url_id: int) -> list[tuple[str, int]]:
+        """The redirect chain recorded from ``url_id``: (target, status) per hop."""
+        ...
+
+    def add_findings(self, rows: Sequence[AuditRow]) -> None: ...
+
+    def finding_counts(self) -> dict[str, int]:
+        """Findings per code."""
+        ...
+
+    def findings(self, code: str | None = None, limit: int | None = None) -> Iterator[AuditRow]:
+        """Stored findings (of one code), in the order they were added."""
         ...

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sitemapkit.errors import StoreError
 from sitemapkit.model import PageRecord
-from sitemapkit.store.base import CrawlStore, OpenMode
+from sitemapkit.store.base import AuditStore, CrawlStore, OpenMode
 
 #: URL schemes of database servers this build cannot open yet (named, not guessed).
 _SERVER_SCHEMES = ("postgresql", "postgres")
@@ -43,6 +43,13 @@ def open_store(spec: str | Path, *, mode: OpenMode = "open") -> CrawlStore:
     Any other problem (not a crawl, a newer schema, ``new`` on an existing
     store) is a :class:`StoreError` naming the store.
     """
+    from sitemapkit.store.sqlite import SqliteStore
+
+    return SqliteStore(_sqlite_path(spec), mode=mode)
+
+
+def open_audit_store(spec: str | Path, *, mode: OpenMode = "open") -> AuditStore:
+    """:func:`open_store` for ``sitemapkit audit``: the crawl store with the audit's tables."""
     from sitemapkit.store.sqlite import SqliteStore
 
     return SqliteStore(_sqlite_path(spec), mode=mode)

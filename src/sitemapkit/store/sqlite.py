@@ -45,6 +45,7 @@ from sitemapkit.store.base import (
     UrlState,
 )
 from sitemapkit.store.lock import StoreLock
+from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -110,6 +111,8 @@ _MIGRATIONS: tuple[str, ...] = (
         links TEXT NOT NULL DEFAULT ''
     );
     """,
+    # 3: the audit's listed URLs and findings (sitemapkit audit).
+    AUDIT_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -175,7 +178,7 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore:
+class SqliteStore(AuditTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but

@@ -23,8 +23,15 @@ from pathlib import Path
 
 from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
-from sitemapkit.visual.payload import MAX_TITLE, build_payload, node_urls, script_safe_json
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, ColorMode, Kind, SiteTree, paused_gc
+from sitemapkit.visual.payload import PACK_OVER, build_payload, pack, script_safe_json
+from sitemapkit.visual.tree import (
+    DEFAULT_MAX_CHILDREN,
+    MAX_TITLE,
+    ColorMode,
+    Kind,
+    SiteTree,
+    paused_gc,
+)
 
 #: Entries in the ``<noscript>`` list; past it the list says how many it left out.
 NOSCRIPT_CAP = 2000
@@ -83,7 +90,6 @@ def _noscript_items(tree: SiteTree, max_children: int) -> Iterator[tuple[int, in
 
 def noscript_list(
     tree: SiteTree,
-    urls: list[str],
     cap: int = NOSCRIPT_CAP,
     max_children: int = DEFAULT_MAX_CHILDREN,
 ) -> str:
@@ -110,16 +116,18 @@ def noscript_list(
         node = tree.nodes[i]
         text = node.label
         label = html.escape(text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "\u2026")
-        url = urls[i]
-        if node.record is not None and url.lower().startswith(("http://", "https://")):
+        url = tree.url(i)
+        page = tree.rows[i] >= 0
+        if page and url.lower().startswith(("http://", "https://")):
             out.append(
                 f'<li><a href="{html.escape(url, quote=True)}" rel="noopener noreferrer">'
                 f"{label}</a>"
             )
         else:
             out.append(f"<li>{label}")
-        if node.record is not None and node.record.status:
-            out.append(f" ({node.record.status})")
+        status = tree.value("h", i)
+        if page and status:
+            out.append(f" ({status})")
     if prev_level >= 0:
         out.append("</li>" + "</ul></li>" * prev_level + "</ul>")
     if written >= cap:
@@ -140,29 +148,33 @@ def render_html(
     layout: str = "horizontal",
     color: str = "section",
     generated: datetime | None = None,
+    pack_over: int = PACK_OVER,
 ) -> str:
-    """The whole page as text.  Options pick what the page shows first; users switch later."""
+    """The whole page as text.  Options pick what the page shows first; users switch later.
+
+    Data longer than ``pack_over`` characters is sent deflated (see :func:`pack`).
+    """
     if view not in VIEWS or layout not in LAYOUTS or color not in COLORS:
         raise ValueError(f"unknown view/layout/color: {view!r} {layout!r} {color!r}")
     if view == "depth" and not tree.has_depth_tree:
         view = "path"
     generated = generated or datetime.now(UTC)
-    urls = node_urls(tree)
     payload = build_payload(
-        tree,
-        title=title,
-        source_kind=source_kind,
-        max_children=max_children,
-        generated=generated,
-        urls=urls,
+        tree, title=title, source_kind=source_kind, max_children=max_children, generated=generated
     )
-    urls = list(urls)
-    for key, value in payload["u"].items():
-        urls[int(key)] = value
+    data = script_safe_json(payload)
+    del payload
+    if len(data) > pack_over:
+        data = pack(data)
+        data_tag = (
+            '<script id="sitemap-data" type="application/octet-stream" data-encoding="deflate">'
+        )
+    else:
+        data_tag = '<script id="sitemap-data" type="application/json">'
     script = _asset("app.js")
     style = _asset("app.css")
     esc_title = html.escape(title)
-    hosts = sum(1 for n in tree.nodes if n.kind is Kind.HOST)
+    hosts = tree.host_count
     stats = (
         f"{tree.page_total:,} pages &middot; {hosts:,} host{'s' if hosts != 1 else ''} "
         f"&middot; from a {html.escape(source_kind)} &middot; "
@@ -217,8 +229,8 @@ def render_html(
 double-click the node or press Enter to expand it.</p></section>
 </aside>
 </main>
-<noscript>{noscript_list(tree, urls, max_children=max_children)}</noscript>
-<script id="sitemap-data" type="application/json">{script_safe_json(payload)}</script>
+<noscript>{noscript_list(tree, max_children=max_children)}</noscript>
+{data_tag}{data}</script>
 <script>{script}</script>
 </body>
 </html>
@@ -226,7 +238,7 @@ double-click the node or press Enter to expand it.</p></section>
 
 
 def write_visual_map(
-    records: Iterable[PageRecord],
+    records: Iterable[PageRecord] | SiteTree,
     out: Path,
     *,
     title: str | None = None,
@@ -236,7 +248,7 @@ def write_visual_map(
     layout: str = "horizontal",
     color: str = "section",
 ) -> Path:
-    """Build the tree from ``records`` and publish the page at ``out`` atomically.
+    """Build the tree from ``records`` (or take a built one) and publish the page at ``out``.
 
     The tree is dropped before the garbage collector resumes, so it never
     scans the hundreds of thousands of objects a big site makes.
@@ -252,7 +264,7 @@ def write_visual_map(
 
 
 def publish_visual_map(
-    records: Iterable[PageRecord],
+    records: Iterable[PageRecord] | SiteTree,
     out: Path,
     *,
     title: str | None = None,
@@ -275,7 +287,7 @@ def publish_visual_map(
 
 
 def _publish(
-    records: Iterable[PageRecord],
+    records: Iterable[PageRecord] | SiteTree,
     out: Path,
     title: str | None,
     source_kind: str,
@@ -285,14 +297,14 @@ def _publish(
     color: str,
     refuse_empty: bool,
 ) -> tuple[Path, SiteTree, int] | None:
-    tree = SiteTree.from_records(records)
+    tree = records if isinstance(records, SiteTree) else SiteTree.from_records(records)
     if refuse_empty and tree.page_total == 0:
         return None
     if title is None:
-        hosts = [n for n in tree.nodes if n.kind is Kind.HOST]
+        hosts = [i for i, k in enumerate(tree.kinds) if k & 7 == Kind.HOST]
         if hosts:
-            biggest = max(hosts, key=lambda n: n.pages)
-            title = "Site map of " + biggest.segment.split("://", 1)[-1]
+            biggest = max(hosts, key=lambda i: tree.counts[i])
+            title = "Site map of " + tree.segments[biggest].split("://", 1)[-1]
         else:
             title = "Site map"
     text = render_html(

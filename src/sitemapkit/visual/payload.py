@@ -1,44 +1,57 @@
 """The tree as compact JSON for the page, and the escaping that makes it safe to inline.
 
-Why columnar arrays with one-letter keys: a 100,000-page site must fit in
-25 MB and parse fast.  One array per field costs a comma per value instead of
-a key per value, repeated strings (reasons, content types) go through a string
-table, and a page's full URL is rebuilt in the browser from its path segments
-(:func:`node_url`, mirrored by ``nodeUrl`` in ``app.js``) and only stored when
-the rebuild would differ.
+Why columnar arrays with one-letter keys: a million-page site must fit in
+30 MB and parse fast.  One array per field costs a comma per value instead of
+a key per value, a field no page has is left out, repeated strings (dates,
+reasons, content types) go through a string table, the tree's shape is one
+child count per node, and a page's full URL is rebuilt in the browser from its
+path segments (``nodeUrl`` in ``app.js``) and only stored when the rebuild
+would differ.
 
 Keys (every array has one value per node, in the tree's pre-order):
 
 ==== =============================================================
-p    parent in the path tree (-1 for the root and depth-only nodes)
+n    children in the path tree, for its nodes in pre-order (the first
+     ``len(n)`` nodes); the rest are depth-tree groups outside it
 q    parent in the crawl-depth tree (-1 = not in it); absent if no crawl
 k    kind (:class:`~sitemapkit.visual.tree.Kind`) + 8 trailing slash + 16 query + 32 page
 s    path segment / "?query" / origin
-t    title ("" = none)
-h    HTTP status (0 = unknown)
-d    crawl depth (-1 = unknown)
-x    indexable: 1 yes, 0 no, 2 unknown
-r    reason excluded, index into S (0 = none)
-i, o inlinks, outlinks
-l    lastmod text ("" = none); ls its source, index into S
-c    content type, index into S
+t    title ("" = none)                      \
+h    HTTP status (0 = unknown)               |
+d    crawl depth (-1 = unknown)              |  each left out
+x    indexable: 1 yes, 0 no, 2 unknown       |  when no page
+r    reason excluded, index into S (0 = none) > has a value
+i, o inlinks, outlinks                       |  (the page uses
+l    lastmod, index into S; ls its source    |  the default)
+c    content type, index into S             /
 u    {node: url} where the rebuilt URL differs; cn canonical, rd redirect target
 ==== =============================================================
+
+Past :data:`PACK_OVER` bytes the JSON is sent deflated and in base64
+(:func:`pack`): a million URLs' JSON shrinks ~6x, so the page stays small and
+the browser parses a short HTML text and inflates natively.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import zlib
 from datetime import UTC, datetime
 from typing import Any
 
-from sitemapkit.visual.tree import Kind, SiteTree
+from sitemapkit.visual.tree import COLUMN_DEFAULTS, MAX_TITLE, SiteTree
+
+__all__ = ["FORMAT_VERSION", "MAX_TITLE", "PACK_OVER", "build_payload", "pack", "script_safe_json"]
 
 #: Bump when the JSON shape changes; the page refuses data it does not know.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
-#: Longest title carried to the page: a hostile page can have a megabyte of title.
-MAX_TITLE = 500
+#: JSON longer than this (characters) goes to the page deflated (:func:`pack`).
+PACK_OVER = 4_000_000
+
+#: zlib level for :func:`pack`: level 1 is ~4x faster than 6 and ~15% bigger.
+PACK_LEVEL = 1
 
 #: (character, its JSON escape); applied with str.replace, which is ~30x faster
 #: than str.translate with multi-character targets on a 14 MB non-ASCII text.
@@ -67,40 +80,12 @@ def script_safe_json(value: Any) -> str:
 
 def node_urls(tree: SiteTree) -> list[str]:
     """The URL the page rebuilds for each node from its segments (see ``nodeUrl`` in JS)."""
-    base: list[str] = [""] * len(tree.nodes)
-    urls: list[str] = [""] * len(tree.nodes)
-    for node in tree.nodes:  # pre-order: parents first (depth groups have no parent)
-        if node.kind is Kind.HOST:
-            b = node.segment
-        elif node.parent < 0:
-            b = ""
-        elif node.is_query:
-            b = base[node.parent]
-        else:
-            b = base[node.parent] + "/" + node.segment
-        base[node.index] = b
-        url = b + ("/" if node.trailing_slash else "")
-        if node.is_query:
-            url += node.segment
-        urls[node.index] = url
-    return urls
+    return tree.node_urls()
 
 
-class _Strings:
-    """A string table: index 0 is "no value"."""
-
-    def __init__(self) -> None:
-        self.items: list[str] = [""]
-        self._index: dict[str, int] = {"": 0}
-
-    def __call__(self, value: str | None) -> int:
-        if not value:
-            return 0
-        i = self._index.get(value)
-        if i is None:
-            i = self._index[value] = len(self.items)
-            self.items.append(value)
-        return i
+def child_counts(tree: SiteTree) -> list[int]:
+    """Children per node of the path tree (its nodes come first, in pre-order)."""
+    return [len(k) if k else 0 for k in tree.kids[: tree.path_size]]
 
 
 def build_payload(
@@ -110,62 +95,9 @@ def build_payload(
     source_kind: str,
     max_children: int,
     generated: datetime | None = None,
-    urls: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Everything the page needs, as plain JSON values (``urls``: :func:`node_urls`, if known)."""
+    """Everything the page needs, as plain JSON values."""
     generated = generated or datetime.now(UTC)
-    strings = _Strings()
-    n = len(tree.nodes)
-    p = [0] * n
-    k = [0] * n
-    s = [""] * n
-    t = [""] * n
-    h = [0] * n
-    d = [-1] * n
-    x = [2] * n
-    r = [0] * n
-    ins = [0] * n
-    outs = [0] * n
-    lm = [""] * n
-    ls = [0] * n
-    ct = [0] * n
-    u: dict[str, str] = {}
-    cn: dict[str, str] = {}
-    rd: dict[str, str] = {}
-    rebuilt = urls if urls is not None else node_urls(tree)
-    for node in tree.nodes:
-        i = node.index
-        p[i] = node.parent
-        k[i] = (
-            int(node.kind)
-            | (8 if node.trailing_slash else 0)
-            | (16 if node.is_query else 0)
-            | (32 if node.record is not None else 0)
-        )
-        s[i] = node.segment
-        rec = node.record
-        if rec is None:
-            continue
-        if rebuilt[i] != rec.url:
-            u[str(i)] = rec.url
-        if rec.title:
-            title_text = " ".join(rec.title.split())
-            if len(title_text) > MAX_TITLE:
-                title_text = title_text[: MAX_TITLE - 1] + "\u2026"
-            t[i] = title_text
-        h[i] = rec.status or 0
-        d[i] = rec.depth if rec.depth is not None else -1
-        x[i] = 2 if rec.indexable is None else int(rec.indexable)
-        r[i] = strings(rec.reason)
-        ins[i] = rec.inlinks
-        outs[i] = rec.outlinks
-        lm[i] = rec.lastmod or ""
-        ls[i] = strings(rec.lastmod_source)
-        ct[i] = strings(rec.content_type)
-        if rec.canonical and rec.canonical != rec.url:
-            cn[str(i)] = rec.canonical
-        if rec.redirect_to:
-            rd[str(i)] = rec.redirect_to
     payload: dict[str, Any] = {
         "v": FORMAT_VERSION,
         "title": title,
@@ -175,25 +107,32 @@ def build_payload(
         "pages": tree.page_total,
         "dupes": tree.duplicates,
         "ph": tree.primary_host,
-        "S": strings.items,
-        "p": p,
-        "k": k,
-        "s": s,
-        "t": t,
-        "h": h,
-        "d": d,
-        "x": x,
-        "r": r,
-        "i": ins,
-        "o": outs,
-        "l": lm,
-        "ls": ls,
-        "c": ct,
-        "u": u,
-        "cn": cn,
-        "rd": rd,
+        "S": tree.strings,
+        "n": child_counts(tree),
+        "k": list(tree.kinds),
+        "s": tree.segments,
     }
+    for key in COLUMN_DEFAULTS:
+        col = tree.column(key)
+        if col is not None:
+            payload[key] = col
+    rows = tree.rows
+    by_node = (
+        {r: i for i, r in enumerate(rows) if r >= 0} if tree.canonical or tree.redirect else {}
+    )
+    payload["u"] = {str(i): u for i, u in tree.overrides.items()}
+    payload["cn"] = {str(by_node[r]): u for r, u in tree.canonical.items()}
+    payload["rd"] = {str(by_node[r]): u for r, u in tree.redirect.items()}
     if tree.has_depth_tree:
-        payload["q"] = [node.depth_parent for node in tree.nodes]
+        payload["q"] = tree.depth_parents
         payload["qr"] = tree.depth_root
     return payload
+
+
+def pack(text: str) -> str:
+    """``text`` (script-safe JSON) deflated and in base64: only ``A-Za-z0-9+/=``, safe anywhere.
+
+    The page inflates it with the browser's ``DecompressionStream("deflate")``.
+    """
+    raw = text.encode("utf-8", errors="replace")
+    return base64.b64encode(zlib.compress(raw, PACK_LEVEL)).decode("ascii")

@@ -11,6 +11,7 @@ only when needed, so the URL-list path works without them.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,12 +20,19 @@ from pathlib import Path
 
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, PageRecord, Severity, UrlEntry
+from sitemapkit.visual.tree import SiteTree
+
+#: A sitemap entry or a listed URL: the URL and its lastmod text (``None`` = none).
+UrlRow = tuple[str, str | None]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 GZIP_MAGIC = b"\x1f\x8b"
 
 #: Bad lines of a URL list reported one by one; the rest are only counted.
 MAX_REPORTED = 20
+
+#: One absolute http(s) URL with a host and no space, tab or NUL (a URL list's line).
+_LISTED_URL = re.compile(r"https?://[^/ \t\x00][^ \t\x00]*", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -76,41 +84,33 @@ def _lastmod_text(value: date | datetime | str | None) -> str | None:
     return str(value)
 
 
-def records_from_entries(entries: Iterator[UrlEntry]) -> Iterator[PageRecord]:
-    """Sitemap entries as page records: only the URL and lastmod are known."""
+def rows_from_entries(entries: Iterator[UrlEntry]) -> Iterator[UrlRow]:
+    """Sitemap entries as ``(url, lastmod)``: all a sitemap tells the map."""
     for entry in entries:
-        lastmod = _lastmod_text(entry.lastmod)
-        yield PageRecord(
-            url=entry.loc,
-            lastmod=lastmod,
-            lastmod_source="sitemap" if lastmod else None,
-        )
+        lastmod = entry.lastmod
+        yield entry.loc, (lastmod if isinstance(lastmod, str) else _lastmod_text(lastmod))
 
 
-def records_from_lines(
-    lines: Iterator[str], name: str, report: SourceReport
-) -> Iterator[PageRecord]:
+def rows_from_lines(lines: Iterator[str], name: str, report: SourceReport) -> Iterator[UrlRow]:
     """A URL list: one absolute http(s) URL a line; blank lines and ``#`` comments skipped."""
+    good = _LISTED_URL.fullmatch
     for number, raw in enumerate(lines, 1):
         line = raw.strip().lstrip("\ufeff")
-        if not line or line.startswith("#"):
+        if not line or line[0] == "#":
             continue
-        lower = line.lower()
-        scheme_ok = lower.startswith(("http://", "https://"))
-        host = line.split("://", 1)[1].split("/", 1)[0] if scheme_ok else ""
-        if not scheme_ok or not host or any(c in line for c in " \t\x00"):
+        if good(line) is None:
             shown = line if len(line) <= 80 else line[:77] + "..."
             report.bad(f"{name}:{number}: not an absolute http(s) URL: {shown!r}")
             continue
-        yield PageRecord(url=line)
+        yield line, None
 
 
-def _list_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
+def _list_rows(source: str, report: SourceReport) -> Iterator[UrlRow]:
     if source == "-":
-        yield from records_from_lines(iter(sys.stdin), "<stdin>", report)
+        yield from rows_from_lines(iter(sys.stdin), "<stdin>", report)
         return
     with Path(source).open(encoding="utf-8-sig", errors="replace", newline=None) as fh:
-        yield from records_from_lines(fh, source, report)
+        yield from rows_from_lines(fh, source, report)
 
 
 def _crawl_records(source: str) -> Iterator[PageRecord]:
@@ -122,7 +122,7 @@ def _crawl_records(source: str) -> Iterator[PageRecord]:
     return iter_page_records(source)
 
 
-def _sitemap_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
+def _sitemap_rows(source: str, report: SourceReport) -> Iterator[UrlRow]:
     try:
         reader = importlib.import_module("sitemapkit.read.reader")
     except ImportError as exc:
@@ -132,7 +132,19 @@ def _sitemap_records(source: str, report: SourceReport) -> Iterator[PageRecord]:
             value=source,
         ) from exc
     entries: Iterator[UrlEntry] = reader.iter_entries(source, log=report.findings)
-    yield from records_from_entries(entries)
+    yield from rows_from_entries(entries)
+
+
+def read_tree(source: str, report: SourceReport | None = None) -> SiteTree:
+    """The map's tree of SOURCE; sitemaps and URL lists go in as rows (no record per URL)."""
+    report = report if report is not None else SourceReport()
+    kind = detect(source)
+    report.kind = {"crawl": "crawl", "sitemap": "sitemap", "list": "URL list"}[kind]
+    if kind == "crawl":
+        return SiteTree.from_records(_crawl_records(source))
+    if kind == "sitemap":
+        return SiteTree.from_urls(_sitemap_rows(source, report))
+    return SiteTree.from_urls(_list_rows(source, report))
 
 
 def iter_records(source: str, report: SourceReport | None = None) -> Iterator[PageRecord]:
@@ -143,5 +155,10 @@ def iter_records(source: str, report: SourceReport | None = None) -> Iterator[Pa
     if kind == "crawl":
         return _crawl_records(source)
     if kind == "sitemap":
-        return _sitemap_records(source, report)
-    return _list_records(source, report)
+        return _as_records(_sitemap_rows(source, report), "sitemap")
+    return _as_records(_list_rows(source, report), None)
+
+
+def _as_records(rows: Iterator[UrlRow], source: str | None) -> Iterator[PageRecord]:
+    for url, lastmod in rows:
+        yield PageRecord(url=url, lastmod=lastmod, lastmod_source=source if lastmod else None)

@@ -32,14 +32,28 @@ from __future__ import annotations
 
 import enum
 import gc
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, overload
 from urllib.parse import unquote
 
 from sitemapkit.model import PageRecord
+from sitemapkit.visual.order import natural_key
+from sitemapkit.visual.urlparts import join_url, split_url
+
+__all__ = [
+    "ColorMode",
+    "Kind",
+    "More",
+    "Node",
+    "SiteTree",
+    "join_url",
+    "natural_key",
+    "paused_gc",
+    "split_url",
+]
 
 #: Children shown before the rest fold into a "+N more" group (a screenful).
 DEFAULT_MAX_CHILDREN = 50
@@ -49,6 +63,21 @@ SITE_LABEL = "all hosts"
 
 #: The keys a crawl may use in ``PageRecord.extra`` for "first found from".
 PARENT_KEYS = ("parent", "found_from", "referrer")
+
+#: Longest title carried to the page: a hostile page can have a megabyte of title.
+MAX_TITLE = 500
+
+#: Flag bits above the kind (the page's JSON carries the same byte).
+TRAILING = 8
+QUERY = 16
+PAGE = 32
+
+#: Page columns (payload keys) and the value a page without that field has.
+#: t title, h status, d depth, x indexable (1/0/2 unknown), r reason, i/o in/outlinks,
+#: l lastmod, ls its source, c content type; r, l, ls and c index the string table.
+COLUMN_DEFAULTS: dict[str, Any] = {
+    "t": "", "h": 0, "d": -1, "x": 2, "r": 0, "i": 0, "o": 0, "l": 0, "ls": 0, "c": 0,
+}  # fmt: skip
 
 
 class Kind(enum.IntEnum):
@@ -67,38 +96,6 @@ class ColorMode(enum.StrEnum):
     INDEXABILITY = "indexability"
     DEPTH = "depth"
     LASTMOD = "lastmod"
-
-
-@dataclass(slots=True, eq=False)
-class Node:
-    """One box of the map.  ``record`` is ``None`` for virtual nodes."""
-
-    index: int
-    kind: Kind
-    segment: str  # path segment, "?query", or origin for hosts
-    parent: int = -1
-    record: PageRecord | None = None
-    trailing_slash: bool = False
-    is_query: bool = False
-    children: list[int] = field(default_factory=list)
-    pages: int = 0  # pages in this subtree, this node included
-    depth_parent: int = -1
-    depth_children: list[int] = field(default_factory=list)
-    depth_pages: int = 0
-
-    @property
-    def label(self) -> str:
-        """Title when known, else the last path segment (what a node card shows)."""
-        if self.record is not None and self.record.title and self.record.title.strip():
-            return " ".join(self.record.title.split())
-        if self.kind is Kind.HOST:
-            return self.segment.split("://", 1)[-1]
-        if self.kind is Kind.SITE:
-            return SITE_LABEL
-        if self.kind is Kind.PAGE and self.segment == "" and self.parent >= 0:
-            return "/"
-        # "caf%C3%A9" reads as "café" (display only; the URL is kept as found)
-        return (unquote(self.segment) if "%" in self.segment else self.segment) or "/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,74 +128,145 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def split_url(url: str) -> tuple[str, list[str], bool, str | None]:
-    """``(origin, path segments, trailing slash, query)`` for a URL, or a non-HTTP fallback.
-
-    The split is purely textual so that :func:`join_url` gives back the exact
-    string; anything it cannot give back (fragments, odd forms) is kept as an
-    override in the page JSON instead of being "fixed" here.
-    """
-    scheme_end = url.find("://")
-    if scheme_end <= 0:
-        return "(other)", [url], False, None
-    rest_start = scheme_end + 3
-    cut = len(url)
-    for ch in "/?#":
-        pos = url.find(ch, rest_start)
-        if pos != -1 and pos < cut:
-            cut = pos
-    origin = url[:cut].lower()
-    rest = url[cut:]
-    rest = rest.split("#", 1)[0]
-    path, qmark, query = rest.partition("?")
-    trailing = path.endswith("/")
-    if trailing:  # strip exactly one slash: "/a//" keeps its empty last segment
-        segments = path[1:-1].split("/") if len(path) > 1 else []
-    else:
-        segments = path[1:].split("/") if path else []
-    return origin, segments, trailing, (query if qmark else None)
+def rebuild_url(kinds: Sequence[int], segments: Sequence[str], parents: Sequence[int],
+                node: int) -> str:  # fmt: skip
+    """The URL the page rebuilds for ``node`` from its path (``nodeUrl`` in ``app.js``)."""
+    chain: list[int] = []
+    i = node
+    while i >= 0 and kinds[i] & 7 != Kind.HOST:
+        chain.append(i)
+        i = parents[i]
+    base = segments[i] if i >= 0 else ""
+    for c in reversed(chain[1:]):
+        if not kinds[c] & QUERY:
+            base += "/" + segments[c]
+    flags = kinds[node]
+    if node != i and not flags & QUERY:
+        base += "/" + segments[node]
+    url = base + ("/" if flags & TRAILING else "")
+    return url + segments[node] if flags & QUERY else url
 
 
-def join_url(origin: str, segments: list[str], trailing: bool, query: str | None) -> str:
-    """The inverse of :func:`split_url` for the forms it understands (and the JS mirrors)."""
-    url = origin
-    for seg in segments:
-        url += "/" + seg
-    if trailing:
-        url += "/"
-    if query is not None:
-        url += "?" + query
-    return url
+class Node:
+    """A view of one box of the map (made on demand; the tree itself is columns)."""
+
+    __slots__ = ("index", "tree")
+
+    def __init__(self, tree: SiteTree, index: int) -> None:
+        self.tree = tree
+        self.index = index
+
+    @property
+    def kind(self) -> Kind:
+        return Kind(self.tree.kinds[self.index] & 7)
+
+    @property
+    def segment(self) -> str:
+        return self.tree.segments[self.index]
+
+    @property
+    def parent(self) -> int:
+        return self.tree.parents[self.index]
+
+    @property
+    def trailing_slash(self) -> bool:
+        return bool(self.tree.kinds[self.index] & TRAILING)
+
+    @property
+    def is_query(self) -> bool:
+        return bool(self.tree.kinds[self.index] & QUERY)
+
+    @property
+    def children(self) -> list[int]:
+        return self.tree.children(self.index)
+
+    @property
+    def pages(self) -> int:
+        return self.tree.counts[self.index]
+
+    @property
+    def depth_parent(self) -> int:
+        t = self.tree
+        return t.depth_parents[self.index] if t.has_depth_tree else -1
+
+    @property
+    def depth_children(self) -> list[int]:
+        return self.tree.children(self.index, "depth")
+
+    @property
+    def depth_pages(self) -> int:
+        return self.tree.page_count(self.index, "depth")
+
+    @property
+    def record(self) -> PageRecord | None:
+        return self.tree.record(self.index)
+
+    @property
+    def label(self) -> str:
+        """Title when known, else the last path segment (what a node card shows)."""
+        t = self.tree
+        title = t.value("t", self.index)
+        if title:
+            return str(title)
+        kind = self.kind
+        if kind is Kind.HOST:
+            return self.segment.split("://", 1)[-1]
+        if kind is Kind.SITE:
+            return SITE_LABEL
+        if kind is Kind.PAGE and self.segment == "" and self.parent >= 0:
+            return "/"
+        # "caf%C3%A9" reads as "café" (display only; the URL is kept as found)
+        return (unquote(self.segment) if "%" in self.segment else self.segment) or "/"
 
 
-_DIGITS = re.compile(r"(\d+)")
+class NodeList(Sequence[Node]):
+    """``tree.nodes``: node views by index, made when asked for."""
 
+    def __init__(self, tree: SiteTree) -> None:
+        self._tree = tree
 
-def natural_key(text: str) -> tuple[str | int, ...]:
-    """ "page-2" before "page-10": digit runs compare as numbers.
+    def __len__(self) -> int:
+        return len(self._tree.segments)
 
-    ``re.split`` with a capturing group alternates text and digit runs, so
-    even positions are always ``str`` and odd ones always ``int``: tuples of
-    this shape never compare a number with a string.
-    """
-    parts: list[str | int] = list(_DIGITS.split(text.lower()))
-    if len(parts) > 1:
-        parts[1::2] = [int(p) for p in parts[1::2]]
-    return tuple(parts)
-
-
-def _sort_key(nodes: list[Node], i: int) -> tuple[int, int, tuple[str | int, ...]]:
-    n = nodes[i]
-    return (-n.pages, 0 if n.children else 1, natural_key(n.segment))
+    @overload
+    def __getitem__(self, i: int) -> Node: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Node]: ...
+    def __getitem__(self, i: int | slice) -> Node | list[Node]:
+        if isinstance(i, slice):
+            return [Node(self._tree, j) for j in range(len(self))[i]]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return Node(self._tree, i % len(self))
 
 
 class SiteTree:
-    """Pages arranged by URL path (always) and by crawl depth (when depths are known)."""
+    """Pages arranged by URL path (always) and by crawl depth (when depths are known).
+
+    One value per node in each list, nodes in pre-order of the path tree (the
+    crawl-depth tree's own group nodes come after it); page fields are rows of
+    :attr:`cols`, found through :attr:`rows`.  Build one with
+    :meth:`from_records` or :meth:`from_urls`.
+    """
 
     def __init__(self) -> None:
-        self.nodes: list[Node] = []
+        self.kinds = bytearray()  # Kind | TRAILING | QUERY | PAGE
+        self.segments: list[str] = []
+        self.parents: list[int] = []
+        self.counts: list[int] = []  # pages in the subtree, the node included
+        self.rows: list[int] = []  # row of the node's page in cols, -1 for virtual nodes
+        self.kids: list[list[int] | None] = []
+        self.overrides: dict[int, str] = {}  # node -> URL the path cannot rebuild
+        self.strings: list[str] = [""]
+        self.cols: dict[str, list[Any]] = {}  # only columns some page has a value for
+        self.canonical: dict[int, str] = {}  # by row
+        self.redirect: dict[int, str] = {}  # by row
         self.root: int = -1
+        self.path_size = 0  # nodes of the path tree; the depth tree's groups come after
         self.depth_root: int = -1
+        self.depth_parents: list[int] = []
+        self.depth_kids: list[list[int] | None] = []
+        self.depth_counts: list[int] = []
         self.duplicates = 0
         self.has_depth_tree = False
 
@@ -207,206 +275,96 @@ class SiteTree:
     @classmethod
     def from_records(cls, records: Iterable[PageRecord]) -> SiteTree:
         """Build both trees; duplicates of one exact URL are counted, not drawn twice."""
-        tree = cls()
+        from sitemapkit.visual.builder import Builder
+
         with paused_gc():
-            tree._build(records)
-        return tree
+            builder = Builder()
+            builder.add_records(records)
+            return builder.finish()
 
-    def _new(self, kind: Kind, segment: str, parent: int) -> Node:
-        node = Node(index=len(self.nodes), kind=kind, segment=segment, parent=parent)
-        self.nodes.append(node)
-        if parent >= 0:
-            self.nodes[parent].children.append(node.index)
-        return node
+    @classmethod
+    def from_urls(
+        cls, rows: Iterable[tuple[str, str | None]], lastmod_source: str = "sitemap"
+    ) -> SiteTree:
+        """The tree of ``(url, lastmod)`` rows (a sitemap or URL list): no page objects made."""
+        from sitemapkit.visual.builder import Builder
 
-    def _build(self, records: Iterable[PageRecord]) -> None:
-        # child lookup: (parent index, key) -> node index.  The key tells the
-        # query form "?a=1" apart from a segment literally named "?a=1".
-        lookup: dict[tuple[int, str], int] = {}
-        hosts: dict[str, int] = {}
-        seen: set[str] = set()
-        provisional = self._new(Kind.SITE, "", -1)
-        for rec in records:
-            if rec.url in seen:
-                self.duplicates += 1
-                continue
-            seen.add(rec.url)
-            origin, segments, trailing, query = split_url(rec.url)
-            cur = hosts.get(origin)
-            if cur is None:
-                cur = self._new(Kind.HOST, origin, provisional.index).index
-                hosts[origin] = cur
-            for seg in segments:
-                key = (cur, "/" + seg)
-                nxt = lookup.get(key)
-                if nxt is None:
-                    nxt = self._new(Kind.FOLDER, seg, cur).index
-                    lookup[key] = nxt
-                cur = nxt
-            if query is not None:
-                key = (cur, "?" + query + ("/" if trailing else ""))
-                nxt = lookup.get(key)
-                if nxt is None:
-                    qnode = self._new(Kind.FOLDER, "?" + query, cur)
-                    qnode.is_query = True
-                    qnode.trailing_slash = trailing
-                    nxt = qnode.index
-                    lookup[key] = nxt
-                cur = nxt
-            node = self.nodes[cur]
-            if node.record is not None:
-                # "/blog" and "/blog/" are two pages with one folder: the
-                # second form becomes a sibling leaf so neither is lost.
-                if node.kind is Kind.HOST:
-                    alt = self._new(Kind.PAGE, "", node.index)
-                else:
-                    alt = self._new(Kind.PAGE, node.segment, node.parent)
-                    alt.is_query = node.is_query
-                node = alt
-            node.record = rec
-            if not node.is_query:
-                node.trailing_slash = trailing
-            if node.kind is Kind.FOLDER:
-                node.kind = Kind.PAGE
-        if len(hosts) == 1:
-            only = next(iter(hosts.values()))
-            self.nodes[only].parent = -1
-            self.root = only
-        else:
-            self.root = provisional.index
-        self._count_pages()
-        self._renumber()
-        self._build_depth_tree()
-
-    def _count_pages(self) -> None:
-        for node in reversed(self.nodes):  # children are created after parents
-            node.pages += 1 if node.record is not None else 0
-            if node.parent >= 0:
-                self.nodes[node.parent].pages += node.pages
-
-    def _renumber(self) -> None:
-        """Store nodes in pre-order with sorted children: the order both views rely on."""
-        old = self.nodes
-        order: list[int] = []
-        stack = [self.root]
-        while stack:
-            i = stack.pop()
-            order.append(i)
-            kids = old[i].children
-            if len(kids) > 1:
-                kids = old[i].children = sorted(kids, key=lambda c: _sort_key(old, c))
-            stack.extend(reversed(kids))
-        new_index = {o: n for n, o in enumerate(order)}
-        nodes: list[Node] = []
-        for n, o in enumerate(order):
-            node = old[o]
-            node.index = n
-            node.parent = new_index.get(node.parent, -1)
-            node.children = [new_index[c] for c in node.children]
-            nodes.append(node)
-        self.nodes = nodes
-        self.root = 0
-
-    def _build_depth_tree(self) -> None:
-        pages = [n for n in self.nodes if n.record is not None]
-        if not pages or all(n.record is None or n.record.depth is None for n in pages):
-            return
-        self.has_depth_tree = True
-        by_url = {n.record.url: n.index for n in pages if n.record is not None}
-        starts = [n for n in pages if n.record is not None and n.record.depth == 0]
-        if len(starts) == 1:
-            self.depth_root = starts[0].index
-        else:
-            site = self._new(Kind.SITE, "", -1)
-            self.depth_root = site.index
-            for s in starts:
-                s.depth_parent = site.index
-        groups: dict[int, int] = {}
-        for node in pages:
-            rec = node.record
-            assert rec is not None
-            if node.index == self.depth_root or rec.depth == 0:
-                continue
-            parent = self._found_from(node, by_url)
-            if parent is None:
-                depth = rec.depth if rec.depth is not None else -1
-                parent = groups.get(depth)
-                if parent is None:
-                    label = f"depth {depth}" if depth >= 0 else "depth unknown"
-                    parent = self._new(Kind.DEPTH_GROUP, label, -1).index
-                    self.nodes[parent].depth_parent = self.depth_root
-                    groups[depth] = parent
-            node.depth_parent = parent
-        self._check_depth_cycles()
-        for node in self.nodes:
-            if node.depth_parent >= 0:
-                self.nodes[node.depth_parent].depth_children.append(node.index)
-        for i in self._depth_postorder():
-            node = self.nodes[i]
-            node.depth_pages += 1 if node.record is not None else 0
-            for c in node.depth_children:
-                node.depth_pages += self.nodes[c].depth_pages
-        for node in self.nodes:
-            node.depth_children.sort(
-                key=lambda c: (-self.nodes[c].depth_pages, self.nodes[c].index)
-            )
-
-    def _found_from(self, node: Node, by_url: dict[str, int]) -> int | None:
-        rec = node.record
-        assert rec is not None
-        for key in PARENT_KEYS:
-            url = rec.extra.get(key)
-            if url and url in by_url and by_url[url] != node.index:
-                return by_url[url]
-        if rec.depth is None:
-            return None
-        # derived: the nearest path ancestor that is a page found earlier
-        anc = node.parent
-        while anc >= 0:
-            arec = self.nodes[anc].record
-            if arec is not None and arec.depth is not None and arec.depth < rec.depth:
-                return anc
-            anc = self.nodes[anc].parent
-        if rec.depth == 1 and self.nodes[self.depth_root].record is not None:
-            return self.depth_root
-        return None
-
-    def _check_depth_cycles(self) -> None:
-        """A crawl's "found from" links may loop (A from B, B from A): cut them at the root."""
-        state = [0] * len(self.nodes)  # 0 new, 1 on path, 2 done
-        for start in range(len(self.nodes)):
-            path: list[int] = []
-            i = start
-            while i >= 0 and state[i] == 0:
-                state[i] = 1
-                path.append(i)
-                i = self.nodes[i].depth_parent
-            if i >= 0 and state[i] == 1:
-                self.nodes[i].depth_parent = self.depth_root if i != self.depth_root else -1
-            for p in path:
-                state[p] = 2
-
-    def _depth_postorder(self) -> list[int]:
-        out: list[int] = []
-        stack: list[tuple[int, bool]] = [(self.depth_root, False)]
-        while stack:
-            i, done = stack.pop()
-            if done:
-                out.append(i)
-                continue
-            stack.append((i, True))
-            stack.extend((c, False) for c in self.nodes[i].depth_children)
-        return out
+        with paused_gc():
+            builder = Builder()
+            builder.add_urls(rows, lastmod_source)
+            return builder.finish()
 
     # -- reading ----------------------------------------------------------
 
+    @property
+    def nodes(self) -> NodeList:
+        return NodeList(self)
+
+    def value(self, key: str, i: int) -> Any:
+        """Page field ``key`` (a :data:`COLUMN_DEFAULTS` key) of node ``i``, or its default."""
+        col = self.cols.get(key)
+        return COLUMN_DEFAULTS[key] if col is None else col[self.rows[i]]
+
+    def column(self, key: str) -> list[Any] | None:
+        """Field ``key`` for every node in node order (``None`` when no page has one)."""
+        col = self.cols.get(key)
+        return None if col is None else [col[r] for r in self.rows]
+
+    def url(self, i: int) -> str:
+        """The exact URL of node ``i`` (the rebuilt one for folders)."""
+        return self.overrides.get(i) or rebuild_url(self.kinds, self.segments, self.parents, i)
+
+    def node_urls(self) -> list[str]:
+        """The URL the page rebuilds for each node, in one pass (parents come first)."""
+        base: list[str] = [""] * len(self.segments)
+        urls: list[str] = [""] * len(self.segments)
+        kinds, segs, parents = self.kinds, self.segments, self.parents
+        for i, flags in enumerate(kinds):
+            p = parents[i]
+            if flags & 7 == Kind.HOST:
+                b = segs[i]
+            elif p < 0:
+                b = ""
+            elif flags & QUERY:
+                b = base[p]
+            else:
+                b = base[p] + "/" + segs[i]
+            base[i] = b
+            url = b + "/" if flags & TRAILING else b
+            urls[i] = url + segs[i] if flags & QUERY else url
+        return urls
+
+    def record(self, i: int) -> PageRecord | None:
+        """Node ``i``'s page as a record again (tests and small tools; not for hot loops)."""
+        row = self.rows[i]
+        if row < 0:
+            return None
+        s = self.strings
+
+        def v(key: str) -> Any:
+            return self.value(key, i)
+
+        extra = {}
+        if self.has_depth_tree and self.depth_parents[i] >= 0:
+            parent = self.depth_parents[i]
+            if self.rows[parent] >= 0:
+                extra["found_from"] = self.url(parent)
+        depth, indexable = v("d"), v("x")
+        return PageRecord(
+            url=self.url(i), status=v("h") or None, depth=None if depth < 0 else depth,
+            title=v("t") or None, canonical=self.canonical.get(row),
+            indexable=None if indexable == 2 else bool(indexable), reason=s[v("r")] or None,
+            inlinks=v("i"), outlinks=v("o"), lastmod=s[v("l")] or None,
+            lastmod_source=s[v("ls")] or None, content_type=s[v("c")] or None,
+            redirect_to=self.redirect.get(row), extra=extra,
+        )  # fmt: skip
+
     def children(self, i: int, view: str = "path") -> list[int]:
-        node = self.nodes[i]
-        return node.depth_children if view == "depth" else node.children
+        kids = self.depth_kids[i] if view == "depth" else self.kids[i]
+        return kids if kids is not None else []
 
     def page_count(self, i: int, view: str = "path") -> int:
-        node = self.nodes[i]
-        return node.depth_pages if view == "depth" else node.pages
+        return self.depth_counts[i] if view == "depth" else self.counts[i]
 
     def descendants(self, i: int, view: str = "path") -> int:
         """Nodes below ``i`` (virtual ones included)."""
@@ -441,39 +399,41 @@ class SiteTree:
 
     @property
     def page_total(self) -> int:
-        return self.nodes[self.root].pages if self.nodes else 0
+        return self.counts[self.root] if self.segments else 0
+
+    @property
+    def host_count(self) -> int:
+        return sum(1 for k in self.kinds if k & 7 == Kind.HOST)
 
     def section_of(self, i: int) -> str:
         """The top-level section a node is in ("/" for the home page)."""
-        node = self.nodes[i]
-        chain: list[Node] = []
-        while node.parent >= 0:
-            chain.append(node)
-            node = self.nodes[node.parent]
+        chain: list[int] = []
+        while self.parents[i] >= 0:
+            chain.append(i)
+            i = self.parents[i]
         if not chain:
             return "/"
         top = chain[-1]
-        if top.kind is Kind.HOST:
+        if self.kinds[top] & 7 == Kind.HOST:
             # several hosts: the main one keeps plain sections, the others (links
             # out of scope, a CDN) are one section each, named by host
-            if top.index != self.primary_host:
-                return top.segment.split("://", 1)[-1]
+            if top != self.primary_host:
+                return self.segments[top].split("://", 1)[-1]
             chain.pop()
             if not chain:
                 return "/"
             top = chain[-1]
-        return "/" if top.is_query else top.segment
+        return "/" if self.kinds[top] & QUERY else self.segments[top]
 
     @property
     def primary_host(self) -> int:
         """The host with the most pages (the root itself when there is only one)."""
-        if not self.nodes or self.root < 0:
+        if not self.segments or self.root < 0:
             return -1
-        root = self.nodes[self.root]
-        if root.kind is not Kind.SITE:
+        if self.kinds[self.root] & 7 != Kind.SITE:
             return self.root
-        hosts = [self.nodes[c] for c in root.children if self.nodes[c].kind is Kind.HOST]
-        return max(hosts, key=lambda n: n.pages).index if hosts else -1
+        hosts = [c for c in self.children(self.root) if self.kinds[c] & 7 == Kind.HOST]
+        return max(hosts, key=lambda c: self.counts[c]) if hosts else -1
 
     def color_counts(
         self,
@@ -490,7 +450,7 @@ class SiteTree:
         """
         now = now or datetime.now(UTC)
         if under is None:
-            indexes: Iterable[int] = range(len(self.nodes))
+            indexes: Iterable[int] = range(len(self.segments))
         else:
             indexes = [under]
             stack = list(self.children(under, view))
@@ -499,13 +459,33 @@ class SiteTree:
                 indexes.append(i)
                 stack.extend(self.children(i, view))
         counts: dict[str, int] = {}
+        color = ColorMode(mode)
         for i in indexes:
-            rec = self.nodes[i].record
-            if rec is None:
+            if self.rows[i] < 0:
                 continue
-            key = color_key(rec, ColorMode(mode), now, self.section_of(i))
+            key = self.color_key(i, color, now)
             counts[key] = counts.get(key, 0) + 1
         return counts
+
+    def color_key(self, i: int, mode: ColorMode, now: datetime) -> str:
+        """The colour category of node ``i``'s page (``MODES`` in ``app.js`` mirrors it)."""
+        if mode is ColorMode.SECTION:
+            return self.section_of(i)
+        if mode is ColorMode.STATUS:
+            return status_class(self.value("h", i))
+        if mode is ColorMode.INDEXABILITY:
+            x = self.value("x", i)
+            if x == 2:
+                return "unknown"
+            if x:
+                return "in sitemap"
+            return "excluded: " + (self.strings[self.value("r", i)] or "no reason given")
+        if mode is ColorMode.DEPTH:
+            depth = self.value("d", i)
+            if depth < 0:
+                return "unknown"
+            return "5+" if depth >= 5 else str(depth)
+        return lastmod_bucket(self.strings[self.value("l", i)], now)
 
 
 def status_class(status: int | None) -> str:
@@ -536,21 +516,3 @@ def lastmod_bucket(lastmod: str | None, now: datetime) -> str:
     if days < 365:
         return "90-365 days"
     return "> 1 year"
-
-
-def color_key(rec: PageRecord, mode: ColorMode, now: datetime, section: str) -> str:
-    if mode is ColorMode.SECTION:
-        return section
-    if mode is ColorMode.STATUS:
-        return status_class(rec.status)
-    if mode is ColorMode.INDEXABILITY:
-        if rec.indexable is None:
-            return "unknown"
-        if rec.indexable:
-            return "in sitemap"
-        return "excluded: " + (rec.reason or "no reason given")
-    if mode is ColorMode.DEPTH:
-        if rec.depth is None:
-            return "unknown"
-        return "5+" if rec.depth >= 5 else str(rec.depth)
-    return lastmod_bucket(rec.lastmod, now)

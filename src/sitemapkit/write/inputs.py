@@ -1,41 +1,46 @@
 """Reading ``sitemapkit build`` inputs: URL lists, CSV and JSON Lines.
 
-Each reader yields ``(line_number, UrlEntry)`` for a good line and
-``(line_number, InputError)`` for a bad one, so the caller can report every
-bad line as ``FILE:LINE: reason`` and still see the rest.  An input that
-cannot be read at all (missing file, CSV without a ``loc`` column, unknown
-columns) raises :class:`InputError` before anything is yielded.
+A source (:func:`open_source`) is an iterable of what the writer's batched
+:meth:`~sitemapkit.write.writer.SitemapSetWriter.add_all` takes (a URL, a
+``(url, lastmod)`` pair, or a :class:`UrlEntry`), so a million-line list
+costs one pass through the writer's fast loop, not a call per line.  Where
+each entry came from stays known: :attr:`Source.line` is the line of the
+entry last handed out (the writer's error for it is reported as
+``FILE:LINE``), and a bad line is handed to ``on_error(line, error)`` at its
+place in the input, then reading goes on.  An input that cannot be read at
+all (a CSV without a ``loc`` column, unknown columns) raises
+:class:`InputError` from :func:`open_source`, before anything is written.
 
 Formats:
 
 - ``txt``: one URL per line; blank lines and lines starting with ``#`` are skipped.
 - ``csv``: a header names the columns: ``loc`` (or ``url``), ``lastmod``,
-  ``changefreq``, ``priority``.  Unknown columns are refused, because a typo
-  (``last_modified``) would otherwise drop data silently.
-- ``jsonl``: one JSON object per line with the whole model, extensions
-  included (see :func:`entry_from_json`); a bare JSON string is a ``loc``.
+  ``changefreq``, ``priority``.  Unknown columns are refused (a typo such as
+  ``last_modified`` would otherwise drop data).  A row is one line: a quoted
+  field that does not close on its line is an error there (one stray ``"``
+  must not swallow the rest of the file).
+- ``jsonl``: one JSON object per line with the whole model
+  (:mod:`sitemapkit.write.jsonmodel`); a bare JSON string is a ``loc``.
+
+Every format reads lines through :class:`~sitemapkit.write.lines.Lines`: a
+line over :data:`~sitemapkit.limits.MAX_INPUT_LINE_BYTES` is an error at its
+line as soon as the cap is passed, in flat memory.
 """
 
 from __future__ import annotations
 
 import csv
-import itertools
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Final
 
+from sitemapkit import limits
 from sitemapkit.errors import InputError
-from sitemapkit.model import (
-    Alternate,
-    Image,
-    News,
-    UrlEntry,
-    Video,
-    VideoPlatform,
-    VideoRestriction,
-)
+from sitemapkit.model import UrlEntry
+from sitemapkit.write.jsonmodel import entry_from_json
+from sitemapkit.write.lines import BLOCK, Lines, LongLine
 
 FORMATS: Final = ("txt", "csv", "jsonl")
 _EXTENSIONS: Final = {
@@ -49,9 +54,15 @@ _EXTENSIONS: Final = {
 }
 _CSV_FIELDS: Final = ("loc", "lastmod", "changefreq", "priority")
 _CSV_ALIASES: Final = {"url": "loc"}
-
-Parsed = tuple[int, UrlEntry | InputError]
 _BOM: Final = b"\xef\xbb\xbf"
+#: ASCII bytes ``str.isspace`` counts as whitespace, ``\n`` aside.
+_ASCII_SPACES: Final = (b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+
+#: What a source yields: the forms the writer's batched path takes.
+Item = str | tuple[str, str] | UrlEntry
+#: Called with ``(line, error)`` for a bad line, at its place in the input.
+OnError = Callable[[int, InputError], None]
+Parsed = tuple[int, UrlEntry | InputError]
 
 
 def open_input(name: str) -> IO[bytes]:
@@ -79,350 +90,311 @@ def detect_format(name: str, first_line: bytes) -> str:
     return "txt"
 
 
-def read_entries(stream: IO[bytes], name: str, fmt: str | None = None) -> Iterator[Parsed]:
-    """Yield ``(line, entry_or_error)`` for every meaningful line of ``stream``.
+def _first_line(head: bytes) -> bytes | None:
+    """The first complete line that is neither blank nor a ``#`` comment, if ``head`` has one."""
+    for line in head.split(b"\n")[:-1]:
+        if line.strip() and not line.lstrip(_BOM).startswith(b"#"):
+            return line
+    return None
 
-    Works on unseekable streams (stdin): the lines read to detect the format
+
+def _sniff(stream: IO[bytes], name: str) -> tuple[str, bytes]:
+    """The format, and the bytes read to find it (they are replayed: stdin cannot seek)."""
+    head = b""
+    while (first := _first_line(head)) is None and len(head) <= limits.MAX_INPUT_LINE_BYTES:
+        block = stream.read(BLOCK)
+        if not block:
+            first = head.rsplit(b"\n", 1)[-1]  # the last line has no line break
+            break
+        head += block
+    return detect_format(name, first or b""), head
+
+
+class Source:
+    """An input as the items :meth:`~sitemapkit.write.writer.SitemapSetWriter.add_all` takes."""
+
+    def __init__(self, lines: Lines, name: str, on_error: OnError) -> None:
+        self._lines = lines
+        self.name = name
+        self._on_error = on_error
+        self._line = 0
+
+    @property
+    def line(self) -> int:
+        """The line of the entry handed out last."""
+        return self._line
+
+    @property
+    def stream(self) -> IO[bytes]:
+        return self._lines.stream
+
+    @property
+    def bytes_read(self) -> int:
+        return self._lines.bytes_read
+
+    def __iter__(self) -> Iterator[Item]:
+        raise NotImplementedError
+
+    def _long(self, long: LongLine) -> None:
+        self._on_error(long.number, InputError(long.message(), rule="line-too-long"))
+
+
+class TextSource(Source):
+    """One URL per line; blanks and ``#`` comments skipped.
+
+    :meth:`runs` hands out the URLs of a block of lines as one list: a block
+    whose lines are all plain (ASCII, no whitespace, no blank or comment line)
+    is decoded and split in one call.  :meth:`replay` then hands out a run's
+    URLs one by one; the line of the URL being handed out is read off the
+    list iterator's position instead of being counted per URL.
+    """
+
+    def __init__(self, lines: Lines, name: str, on_error: OnError) -> None:
+        super().__init__(lines, name, on_error)
+        self._run: Iterator[str] | None = None
+        self._run_len = 0
+        self._first = 0  # the line of a plain run's first URL
+        self._numbers: list[int] | None = None  # the line of each URL of a mixed run
+
+    @property
+    def line(self) -> int:
+        run = self._run
+        if run is None:
+            return self._line
+        left: int = run.__length_hint__()  # type: ignore[attr-defined]
+        index = self._run_len - left - 1
+        return self._numbers[index] if self._numbers is not None else self._first + index
+
+    def runs(self) -> Iterator[list[str]]:
+        """The URLs of each block of lines, in order; bad lines reported on the way."""
+        for run in self._lines.runs():
+            if isinstance(run, LongLine):
+                self._long(run)
+                continue
+            number, body = run
+            if b"\r" in body:
+                body = body.replace(b"\r\n", b"\n")  # same line count; a lone \r is for _slow
+            if _plain_run(body):
+                self._first, self._numbers = number, None
+                yield body.decode("ascii").split("\n")
+            else:
+                urls, self._numbers = self._slow(number, body)
+                yield urls
+
+    def replay(self, urls: list[str]) -> Iterator[str]:
+        """The URLs of the run :meth:`runs` just handed out, with :attr:`line` kept true."""
+        self._run_len = len(urls)
+        self._run = iter(urls)
+        yield from self._run
+        self._run = None
+
+    def __iter__(self) -> Iterator[str]:
+        for urls in self.runs():
+            yield from self.replay(urls)
+
+    def _slow(self, first: int, body: bytes) -> tuple[list[str], list[int]]:
+        """Line by line: whitespace, blanks, comments, other encodings (the exact rules)."""
+        urls: list[str] = []
+        numbers: list[int] = []
+        for number, raw in enumerate(body.split(b"\n"), first):
+            try:
+                line = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as exc:
+                error = InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
+                self._on_error(number, error)
+                continue
+            if not line or line.startswith("#"):
+                continue
+            if any(c.isspace() for c in line):
+                self._on_error(
+                    number,
+                    InputError(
+                        "one URL per line, without spaces (write a space in a URL as %20)",
+                        rule="text-line-invalid",
+                        value=line,
+                    ),
+                )
+                continue
+            urls.append(line)
+            numbers.append(number)
+        return urls, numbers
+
+
+def _plain_run(body: bytes) -> bool:
+    """True when every line of ``body`` is ASCII, not blank, not a comment, without whitespace."""
+    return (
+        body.isascii()
+        and bool(body)
+        and not body.startswith((b"#", b"\n"))
+        and not body.endswith(b"\n")
+        and b"\n\n" not in body
+        and b"\n#" not in body
+        and not any(space in body for space in _ASCII_SPACES)
+    )
+
+
+class CsvSource(Source):
+    """CSV whose header names ``loc`` (or ``url``), ``lastmod``, ``changefreq``, ``priority``."""
+
+    def __init__(self, lines: Lines, name: str, on_error: OnError) -> None:
+        super().__init__(lines, name, on_error)
+        self._rows = self._cells()
+        header: list[str] = []
+        number = 0
+        while not "".join(header).strip() or header[0].lstrip().startswith("#"):
+            item = next(self._rows, None)
+            if item is None:
+                self.columns: list[str] = []
+                return
+            number, header = item
+        self.columns = columns = [
+            _CSV_ALIASES.get(c.strip().lower(), c.strip().lower()) for c in header
+        ]
+        unknown = [c for c in columns if c not in _CSV_FIELDS]
+        if "loc" not in columns or unknown:
+            raise InputError(
+                f"{name}:{number}: the CSV header must name the columns "
+                f"{', '.join(_CSV_FIELDS)} (loc required)"
+                + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+            )
+
+    def _cells(self) -> Iterator[tuple[int, list[str]]]:
+        """``(line, cells)`` for every line that parses as one CSV row; errors reported."""
+        for item in self._lines.lines():
+            if isinstance(item, LongLine):
+                self._long(item)
+                continue
+            number, raw = item
+            try:
+                line = raw.decode("utf-8").removesuffix("\r")
+            except UnicodeDecodeError as exc:
+                self._on_error(
+                    number, InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
+                )
+                continue
+            if '"' not in line:
+                yield number, line.split(",")
+                continue
+            try:
+                yield number, next(csv.reader((line,), strict=True), [])
+            except csv.Error as exc:
+                self._on_error(number, _csv_error(exc))
+
+    def __iter__(self) -> Iterator[Item]:
+        columns = self.columns
+        for number, row in self._rows:
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) != len(columns):
+                message = f"{len(row)} fields where the header has {len(columns)}"
+                self._on_error(number, InputError(message, rule="csv-invalid"))
+                continue
+            values = {c: (v.strip() or None) for c, v in zip(columns, row, strict=True)}
+            loc = values.get("loc")
+            if loc is None:
+                self._on_error(number, InputError("loc is empty", rule="loc-missing"))
+                continue
+            self._line = number
+            lastmod = values.get("lastmod")
+            if values.get("changefreq") is None and values.get("priority") is None:
+                yield loc if lastmod is None else (loc, lastmod)
+                continue
+            yield UrlEntry(
+                loc,
+                lastmod=lastmod,
+                changefreq=values.get("changefreq"),
+                priority=values.get("priority"),
+            )
+
+
+def _csv_error(exc: csv.Error) -> InputError:
+    if "unexpected end of data" in str(exc):
+        return InputError(
+            'a quoted field does not end on its line (a stray "?); a row is one line',
+            rule="csv-invalid",
+        )
+    return InputError(f"bad CSV: {exc}", rule="csv-invalid")
+
+
+class JsonlSource(Source):
+    """One JSON object (the whole model) or JSON string (a loc) per line."""
+
+    def __iter__(self) -> Iterator[Item]:
+        for item in self._lines.lines():
+            if isinstance(item, LongLine):
+                self._long(item)
+                continue
+            number, raw = item
+            if not raw.strip():
+                continue
+            try:
+                value = json.loads(raw)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                self._on_error(number, InputError(f"not a JSON value: {exc}", rule="jsonl-invalid"))
+                continue
+            try:
+                entry: Item = value if isinstance(value, str) else entry_from_json(value)
+            except InputError as exc:
+                self._on_error(number, exc)
+                continue
+            self._line = number
+            yield entry
+
+
+_SOURCES: Final[dict[str, type[Source]]] = {
+    "txt": TextSource,
+    "csv": CsvSource,
+    "jsonl": JsonlSource,
+}
+
+
+def open_source(
+    stream: IO[bytes],
+    name: str,
+    fmt: str | None,
+    on_error: OnError,
+    *,
+    on_block: Callable[[], None] | None = None,
+) -> Source:
+    """The source for ``stream`` in format ``fmt`` (``None``: from the name, else the first line).
+
+    Works on unseekable streams (stdin): the bytes read to detect the format
     are replayed, so line numbers stay true.
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown input format {fmt!r}; use one of {', '.join(FORMATS)}")
-    lines = iter(stream)
-    head: list[bytes] = []
-    first = b""
+    head = b""
     if fmt is None:
-        for raw in lines:
-            head.append(raw)
-            if raw.strip() and not raw.lstrip(_BOM).startswith(b"#"):
-                first = raw
-                break
-        fmt = detect_format(name, first)
-    return _READERS[fmt](itertools.chain(head, lines), name, 1)
+        suffix = Path(name).suffix.lower() if name != "-" else ""
+        fmt = _EXTENSIONS.get(suffix)
+        if fmt is None:
+            fmt, head = _sniff(stream, name)
+    return _SOURCES[fmt](Lines(stream, head, on_block=on_block), name, on_error)
 
 
-def _decode(raw: bytes, number: int) -> str:
-    if number == 1 and raw.startswith(_BOM):
-        raw = raw[3:]
-    return raw.decode("utf-8")
+def as_entry(item: Item) -> UrlEntry:
+    """The :class:`UrlEntry` a source item stands for."""
+    if isinstance(item, UrlEntry):
+        return item
+    if isinstance(item, str):
+        return UrlEntry(item)
+    return UrlEntry(item[0], lastmod=item[1])
 
 
-def read_text(lines: Iterable[bytes], name: str, start: int = 1) -> Iterator[Parsed]:
-    """One URL per line; blanks and ``#`` comments skipped."""
-    del name  # every reader takes the name; only CSV's header errors need it
-    for number, raw in enumerate(lines, start):
-        try:
-            line = _decode(raw, number).strip()
-        except UnicodeDecodeError as exc:
-            yield number, InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
-            continue
-        if not line or line.startswith("#"):
-            continue
-        if any(c.isspace() for c in line):
-            yield (
-                number,
-                InputError(
-                    "one URL per line, without spaces (write a space in a URL as %20)",
-                    rule="text-line-invalid",
-                    value=line,
-                ),
-            )
-            continue
-        yield number, UrlEntry(line)
+def read_entries(stream: IO[bytes], name: str, fmt: str | None = None) -> Iterator[Parsed]:
+    """Every meaningful line as ``(line, entry_or_error)``, in input order (one at a time)."""
+    pending: list[Parsed] = []
+    source = open_source(stream, name, fmt, lambda n, e: pending.append((n, e)))
 
+    def parsed() -> Iterator[Parsed]:
+        # A text block's bad lines are reported before its good ones are handed out:
+        # hand each error out just before the first entry that follows it.
+        for item in source:
+            line = source.line
+            if pending:
+                yield from (p for p in pending if p[0] < line)
+                pending[:] = [p for p in pending if p[0] > line]
+            yield line, as_entry(item)
+        yield from pending
 
-def read_csv(lines: Iterable[bytes], name: str, start: int = 1) -> Iterator[Parsed]:
-    """CSV whose header names ``loc`` (or ``url``), ``lastmod``, ``changefreq``, ``priority``."""
-    numbered = _CsvLines(lines, start)
-    reader = csv.reader(numbered)
-    header: list[str] = []
-    try:
-        while not header or header[0].lstrip().startswith("#"):
-            header = next(reader)
-    except StopIteration:
-        return
-    except (UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(f"{name}:{numbered.number}: cannot read the CSV header: {exc}") from exc
-    columns = [_CSV_ALIASES.get(c.strip().lower(), c.strip().lower()) for c in header]
-    unknown = [c for c in columns if c not in _CSV_FIELDS]
-    if "loc" not in columns or unknown:
-        raise InputError(
-            f"{name}:{numbered.number}: the CSV header must name the columns "
-            f"{', '.join(_CSV_FIELDS)} (loc required)"
-            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
-        )
-    while True:
-        numbered.row_start = numbered.number + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except UnicodeDecodeError as exc:
-            yield numbered.number, InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
-            continue
-        except csv.Error as exc:
-            yield numbered.number, InputError(f"bad CSV: {exc}", rule="csv-invalid")
-            continue
-        number = numbered.row_start
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(columns):
-            yield (
-                number,
-                InputError(
-                    f"{len(row)} fields where the header has {len(columns)}", rule="csv-invalid"
-                ),
-            )
-            continue
-        values = {c: (v.strip() or None) for c, v in zip(columns, row, strict=True)}
-        loc = values.get("loc")
-        if loc is None:
-            yield number, InputError("loc is empty", rule="loc-missing")
-            continue
-        yield (
-            number,
-            UrlEntry(
-                loc,
-                lastmod=values.get("lastmod"),
-                changefreq=values.get("changefreq"),
-                priority=values.get("priority"),
-            ),
-        )
-
-
-class _CsvLines:
-    """Decode lines one by one for :mod:`csv`, remembering where each row started."""
-
-    def __init__(self, lines: Iterable[bytes], start: int) -> None:
-        self._lines = iter(lines)
-        self.number = start - 1
-        self.row_start = start
-
-    def __iter__(self) -> _CsvLines:
-        return self
-
-    def __next__(self) -> str:
-        raw = next(self._lines)
-        self.number += 1
-        return _decode(raw, self.number)
-
-
-def read_jsonl(lines: Iterable[bytes], name: str, start: int = 1) -> Iterator[Parsed]:
-    """One JSON object (the whole model) or JSON string (a loc) per line."""
-    del name
-    for number, raw in enumerate(lines, start):
-        if not raw.strip():
-            continue
-        try:
-            value = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            yield number, InputError(f"not a JSON value: {exc}", rule="jsonl-invalid")
-            continue
-        try:
-            yield number, entry_from_json(value)
-        except InputError as exc:
-            yield number, exc
-
-
-def _str(obj: dict[str, Any], key: str, required: bool = False) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise InputError(f'"{key}" is required', rule="jsonl-invalid")
-        return None
-    if not isinstance(value, str):
-        raise InputError(
-            f'"{key}" must be a string, not {type(value).__name__}', rule="jsonl-invalid"
-        )
-    return value
-
-
-def _req(obj: dict[str, Any], key: str) -> str:
-    value = _str(obj, key, required=True)
-    assert value is not None
-    return value
-
-
-def _int(obj: dict[str, Any], key: str) -> int | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f'"{key}" must be a whole number', rule="jsonl-invalid")
-    return value
-
-
-def _bool(obj: dict[str, Any], key: str) -> bool | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("yes", "no"):
-        return value.lower() == "yes"
-    raise InputError(f'"{key}" must be true/false or "yes"/"no"', rule="jsonl-invalid")
-
-
-def _object(value: object, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise InputError(f"{what} must be a JSON object", rule="jsonl-invalid")
-    return value
-
-
-def _list(obj: dict[str, Any], key: str) -> list[Any]:
-    value = obj.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f'"{key}" must be a JSON array', rule="jsonl-invalid")
-    return value
-
-
-def _only(obj: dict[str, Any], allowed: Iterable[str], what: str) -> None:
-    unknown = sorted(set(obj) - set(allowed))
-    if unknown:
-        raise InputError(f"unknown {what} field(s): {', '.join(unknown)}", rule="jsonl-invalid")
-
-
-def _words(value: object, key: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return tuple(value.split())
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise InputError(f'"{key}" must be a string or an array of strings', rule="jsonl-invalid")
-
-
-_ENTRY_KEYS: Final = (
-    "loc", "lastmod", "changefreq", "priority", "images", "videos", "news", "alternates",
-)  # fmt: skip
-_VIDEO_KEYS: Final = tuple(Video.__dataclass_fields__)
-_IMAGE_KEYS: Final = tuple(Image.__dataclass_fields__)
-
-
-def entry_from_json(value: object) -> UrlEntry:
-    """A :class:`UrlEntry` from a decoded JSON Lines value; unknown keys are errors."""
-    if isinstance(value, str):
-        return UrlEntry(value)
-    obj = _object(value, "a line")
-    _only(obj, _ENTRY_KEYS, "entry")
-    priority = obj.get("priority")
-    if priority is not None and (
-        isinstance(priority, bool) or not isinstance(priority, (int, float, str))
-    ):
-        raise InputError('"priority" must be a number', rule="priority-invalid")
-    images = []
-    for item in _list(obj, "images"):
-        image = _object(item, "an image")
-        _only(image, _IMAGE_KEYS, "image")
-        images.append(
-            Image(
-                _req(image, "loc"),
-                caption=_str(image, "caption"),
-                geo_location=_str(image, "geo_location"),
-                title=_str(image, "title"),
-                license=_str(image, "license"),
-            )
-        )
-    videos = [_video(_object(item, "a video")) for item in _list(obj, "videos")]
-    news = None
-    if obj.get("news") is not None:
-        n = _object(obj["news"], '"news"')
-        _only(
-            n,
-            (
-                "publication_name",
-                "publication_language",
-                "publication_date",
-                "title",
-                "name",
-                "language",
-            ),
-            "news",
-        )
-        news = News(
-            publication_name=_str(n, "publication_name") or _req(n, "name"),
-            publication_language=_str(n, "publication_language") or _req(n, "language"),
-            publication_date=_req(n, "publication_date"),
-            title=_req(n, "title"),
-        )
-    alternates = []
-    for item in _list(obj, "alternates"):
-        alt = _object(item, "an alternate")
-        _only(alt, ("hreflang", "href"), "alternate")
-        alternates.append(Alternate(_req(alt, "hreflang"), _req(alt, "href")))
-    return UrlEntry(
-        _req(obj, "loc"),
-        lastmod=_str(obj, "lastmod"),
-        changefreq=_str(obj, "changefreq"),
-        priority=priority,
-        images=tuple(images),
-        videos=tuple(videos),
-        news=news,
-        alternates=tuple(alternates),
-    )
-
-
-def _video(v: dict[str, Any]) -> Video:
-    _only(v, _VIDEO_KEYS, "video")
-    restriction = platform = None
-    if v.get("restriction") is not None:
-        r = _object(v["restriction"], '"restriction"')
-        _only(r, ("relationship", "countries"), "restriction")
-        restriction = VideoRestriction(
-            _req(r, "relationship"), _words(r.get("countries"), "countries")
-        )
-    if v.get("platform") is not None:
-        p = _object(v["platform"], '"platform"')
-        _only(p, ("relationship", "platforms"), "platform")
-        platform = VideoPlatform(_req(p, "relationship"), _words(p.get("platforms"), "platforms"))
-    rating = v.get("rating")
-    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))):
-        raise InputError('"rating" must be a number', rule="video-limits")
-    return Video(
-        thumbnail_loc=_req(v, "thumbnail_loc"),
-        title=_req(v, "title"),
-        description=_req(v, "description"),
-        content_loc=_str(v, "content_loc"),
-        player_loc=_str(v, "player_loc"),
-        duration=_int(v, "duration"),
-        expiration_date=_str(v, "expiration_date"),
-        rating=None if rating is None else float(rating),
-        view_count=_int(v, "view_count"),
-        publication_date=_str(v, "publication_date"),
-        tags=_words(v.get("tags"), "tags") if not isinstance(v.get("tags"), str) else (v["tags"],),
-        family_friendly=_bool(v, "family_friendly"),
-        restriction=restriction,
-        requires_subscription=_bool(v, "requires_subscription"),
-        uploader=_str(v, "uploader"),
-        uploader_info=_str(v, "uploader_info"),
-        platform=platform,
-        live=_bool(v, "live"),
-    )
-
-
-_READERS: Final = {"txt": read_text, "csv": read_csv, "jsonl": read_jsonl}
-
-
-def entry_to_json(entry: UrlEntry) -> str:
-    """The JSON Lines form of ``entry`` (what :func:`entry_from_json` reads back)."""
-    return json.dumps(_to_plain(entry), ensure_ascii=False)
-
-
-def _to_plain(value: object) -> object:
-    from dataclasses import fields, is_dataclass
-    from datetime import date
-
-    if is_dataclass(value) and not isinstance(value, type):
-        out: dict[str, object] = {}
-        for f in fields(value):
-            v = getattr(value, f.name)
-            if v is None or v == ():
-                continue
-            out[f.name] = _to_plain(v)
-        return out
-    if isinstance(value, tuple):
-        return [_to_plain(v) for v in value]
-    if isinstance(value, date):
-        return value.isoformat()
-    return value
+    return parsed()

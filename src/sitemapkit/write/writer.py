@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gzip
+import itertools
 import os
 import re
 import threading
@@ -44,7 +45,7 @@ from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.fingerprints import SeenUrls
+from sitemapkit.fingerprints import BUCKETS, START_SLOTS, SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.rulebook import Problem
 from sitemapkit.rulebook.hreflang import Pairs, set_failures
@@ -52,6 +53,12 @@ from sitemapkit.urls import NOT_PLAIN_PATH, PLAIN_URI, Scope, not_plain_uri
 from sitemapkit.write import render
 from sitemapkit.write.publish import publish_set
 
+#: A bare URL's line is these plus the URL (:func:`render.url_line` without lastmod).
+_URL_OPEN, _URL_CLOSE = render.url_line("\0", None).split("\0")
+_URL_BETWEEN: Final = _URL_CLOSE + _URL_OPEN
+_LINE_EXTRA: Final = len(_URL_OPEN) + len(_URL_CLOSE)
+#: The ASCII characters NOT_PLAIN_PATH lets through, for a C-speed check of a run.
+_PLAIN_BYTES: Final = bytes(c for c in range(128) if NOT_PLAIN_PATH(chr(c)) is None)
 #: Rendered lines are joined and encoded this many at a time.
 _BATCH: Final = 4096
 _BATCH_MASK: Final = _BATCH - 1
@@ -585,15 +592,21 @@ class SitemapSetWriter:
             )
         self._place_deferred(failed)
 
-    def add_all(self, entries: Iterable[EntryLike]) -> None:
+    def add_all(
+        self, entries: Iterable[EntryLike], origin: Callable[[], str] | None = None
+    ) -> None:
         """Add every entry (see :meth:`add`), fast.
 
         The common entry (a plain in-scope URL, a lastmod seen before, room
         in the open part, no extension) is handled inline here with local
         variables; anything else (and every decision with a side effect:
-        a duplicate, a full part, an error) goes through :meth:`add`.
+        a duplicate, a full part, an error) goes through :meth:`add`, with
+        ``origin()`` (where the entry came from) as its ``origin``.
         """
-        add = self.add
+        add: Callable[[EntryLike], bool] = self.add
+        if origin is not None:
+            add = lambda entry: self.add(entry, origin())  # noqa: E731 - the hot loop's local
+
         if self._text or self._done:
             for entry in cast("Iterable[Any]", entries):
                 add(entry)
@@ -676,6 +689,79 @@ class SitemapSetWriter:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
+
+    def reserve(self, urls: int) -> None:
+        """Size the duplicate check for about ``urls`` URLs (a hint; before the first add).
+
+        Growing the table as it fills costs a pass over it each time; a caller
+        that knows the input size (``build`` reading a file) saves those.
+        """
+        if self._seen is not None and self._seen.count == 0 and self.urls == 0:
+            slots = -(-urls * 9 // 8 // BUCKETS)  # 1/8 spare: few regions overflow
+            self._seen = SeenUrls(slots=max(START_SLOTS, min(slots, 1 << 16)))
+
+    def add_plain(self, urls: list[str]) -> bool:
+        """Add a run of bare URLs in bulk; ``False`` (and nothing done) if it cannot.
+
+        This is the batched path of ``sitemapkit build`` for URL lists.  The run
+        is taken only when every URL would take :meth:`add_all`'s fast path (in
+        the base URL's scope, plain characters, short enough), which is checked
+        on the whole run in a few C-level passes; then only the duplicate check
+        is per URL and each part's lines are rendered by one ``join``.  On
+        ``False`` the caller feeds the run through :meth:`add_all` instead, which
+        refuses (and so lets the caller report) each bad URL by itself.
+        """
+        prefix = self._prefix
+        if self._text or self._done or prefix is None or not urls:
+            return not urls and not self._done
+        joined = "".join(urls)  # a character class holds for a run iff for each URL
+        longest = max(map(len, urls))
+        if (
+            longest >= limits.MAX_LOC_LENGTH
+            or not joined.isascii()
+            or joined.encode("ascii").translate(None, _PLAIN_BYTES)
+            or not all(map(str.startswith, urls, itertools.repeat(prefix)))
+        ):
+            return False
+        escapes = 4 * joined.count("&") + 5 * joined.count("'")  # &amp; &apos;
+        del joined
+        opts = self.options
+        alone = longest * (6 if escapes else 1) + _LINE_EXTRA
+        if self._head_lens[15] + alone + self._tail_len > opts.max_bytes:
+            return False  # a URL alone might not fit in a part: add_all says which
+        done = 0
+        while done < len(urls):
+            take = min(len(urls) - done, opts.max_urls - self._count)
+            if take <= 0:
+                self.add(urls[done])  # the part is full: add() starts the next one
+                done += 1
+                continue
+            piece = urls[done : done + take]
+            upper = sum(map(len, piece)) + _LINE_EXTRA * take + escapes
+            room = opts.max_bytes - self._tail_len - self._head_lens[self._ns] - self._body
+            if upper > room:
+                self.add_all(piece)  # near a byte limit: entry by entry
+            else:
+                self._add_rendered(piece)
+            done += take
+        return True
+
+    def _add_rendered(self, piece: list[str]) -> None:
+        """Append ``piece`` (checked, known to fit the open part) less its duplicates."""
+        if self._seen is not None:
+            piece, duplicates = self._seen.first_seen(piece)
+            self.duplicates += duplicates
+        if not piece:
+            return
+        body = _URL_OPEN + _URL_BETWEEN.join(piece) + _URL_CLOSE
+        if "&" in body or "'" in body:
+            body = render.escape_uri(body)  # the tags hold neither
+        self._flush_lines()
+        self._lines.append(body)
+        self._count += len(piece)
+        self._body += len(body)  # ASCII: characters are bytes
+        self.urls += len(piece)
+        self._flush_lines()
 
     # -- publishing ------------------------------------------------------------------
     def _final_name(self, i: int, parts: int) -> str:

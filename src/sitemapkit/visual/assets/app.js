@@ -1,20 +1,48 @@
 /* sitemapkit visual map: reads the tree JSON that Python embedded, lays out what is
  * expanded, draws it as SVG. No library: a leaf-slot tidy tree (each leaf takes a row,
  * a parent sits midway over its children) is all three layouts need, and pan/zoom is
- * an SVG transform. Every string from the web goes through textContent, never HTML. */
+ * an SVG transform. Every string from the web goes through textContent, never HTML.
+ * A big map's data comes deflated in base64 (payload.pack); the browser inflates it. */
 (function () {
   'use strict';
 
   var SVGNS = 'http://www.w3.org/2000/svg';
-  var D = JSON.parse(document.getElementById('sitemap-data').textContent);
-  if (D.v !== 1) { throw new Error('sitemapkit: unknown data version ' + D.v); }
+  var dataEl = document.getElementById('sitemap-data');
+  if (dataEl.getAttribute('data-encoding') === 'deflate') {
+    var bin = atob(dataEl.textContent), bytes = new Uint8Array(bin.length);
+    for (var b64 = 0; b64 < bin.length; b64++) { bytes[b64] = bin.charCodeAt(b64); }
+    bin = null;
+    var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    new Response(inflated).text().then(function (text) { start(JSON.parse(text)); });
+  } else {
+    start(JSON.parse(dataEl.textContent));
+  }
+
+function start(D) {
+  if (D.v !== 2) { throw new Error('sitemapkit: unknown data version ' + D.v); }
 
   // ---- the model ----------------------------------------------------------------
-  var N = D.p.length;
+  var N = D.k.length;
   var KIND_PAGE = 0, KIND_FOLDER = 1, KIND_HOST = 2, KIND_SITE = 3, KIND_GROUP = 4;
   var kind = new Int8Array(N), hasPage = new Uint8Array(N);
   var i;
   for (i = 0; i < N; i++) { kind[i] = D.k[i] & 7; hasPage[i] = (D.k[i] & 32) ? 1 : 0; }
+  // a field no page has is left out of the data: every page has the default
+  var DEFAULTS = { t: '', h: 0, d: -1, x: 2, r: 0, i: 0, o: 0, l: 0, ls: 0, c: 0 };
+  Object.keys(DEFAULTS).forEach(function (key) {
+    if (!D[key]) { D[key] = typeof DEFAULTS[key] === 'string' ? new Array(N).fill('') : new Int32Array(N).fill(DEFAULTS[key]); }
+  });
+  // the path tree comes as child counts in pre-order: parents are rebuilt with a stack
+  var parentOf = new Int32Array(N).fill(-1);
+  (function () {
+    var nodes = [], left = [], M = D.n.length;
+    for (var a = 0; a < M; a++) {
+      while (nodes.length && left[left.length - 1] === 0) { nodes.pop(); left.pop(); }
+      if (nodes.length) { parentOf[a] = nodes[nodes.length - 1]; left[left.length - 1]--; }
+      if (D.n[a] > 0) { nodes.push(a); left.push(D.n[a]); }
+    }
+  })();
+  D.p = parentOf;
 
   function childLists(parent) {
     var lists = new Array(N);
@@ -56,23 +84,38 @@
       if (cc) { for (var y = 0; y < cc.length; y++) { level[cc[y]] = level[m] + 1; stack.push(cc[y]); } }
     }
     return { name: name, parent: parent, root: root, kids: kids, pages: pages, level: level,
-             expanded: new Set(), shown: new Map() };
+             expanded: new Set(), shown: new Map(), pinned: new Map() };
   }
   var views = { path: makeView('path', D.p, 0) };
   if (D.q) { views.depth = makeView('depth', D.q, D.qr); }
 
-  // URLs are rebuilt from path segments, exactly as payload.node_urls does in Python.
-  var url = new Array(N), base = new Array(N);
-  for (i = 0; i < N; i++) {
-    var k = D.k[i], pa = D.p[i], b;
-    if (kind[i] === KIND_HOST) { b = D.s[i]; }
-    else if (pa < 0) { b = ''; }
-    else if (k & 16) { b = base[pa]; }
-    else { b = base[pa] + '/' + D.s[i]; }
-    base[i] = b;
-    url[i] = b + ((k & 8) ? '/' : '') + ((k & 16) ? D.s[i] : '');
+  // URLs are rebuilt from path segments, exactly as SiteTree.node_urls does in Python;
+  // on demand, so a million-page map does not hold a million URL strings
+  var baseMemo = new Map();
+  function baseOf(n) {
+    // up to the first ancestor whose base is known, then down again (no recursion:
+    // a hostile URL can be thousands of segments deep); folders' bases are kept
+    var chain = [], a = n, b;
+    for (;;) {
+      if (kind[a] === KIND_HOST) { b = D.s[a]; break; }
+      if (D.p[a] < 0) { b = ''; break; }
+      var known = a === n ? undefined : baseMemo.get(a);
+      if (known !== undefined) { b = known; break; }
+      chain.push(a); a = D.p[a];
+    }
+    for (var x = chain.length - 1; x >= 0; x--) {
+      var c = chain[x];
+      if (!(D.k[c] & 16)) { b = b + '/' + D.s[c]; }
+      if (x > 0) { baseMemo.set(c, b); }
+    }
+    return b;
   }
-  Object.keys(D.u).forEach(function (key) { url[+key] = D.u[key]; });
+  function urlOf(n) {
+    var over = D.u[n];
+    if (over !== undefined) { return over; }
+    var k = D.k[n];
+    return baseOf(n) + ((k & 8) ? '/' : '') + ((k & 16) ? D.s[n] : '');
+  }
 
   // percent-encoded UTF-8 ("caf%C3%A9") is shown decoded ("café"); data keeps the original
   function pretty(s) {
@@ -86,7 +129,7 @@
     return pretty(D.s[n]) || '/';
   }
   function pathText(n) {
-    var u = url[n], m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(u);
+    var u = urlOf(n), m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(u);
     var p = (m && kind[n] !== KIND_HOST) ? (u.slice(m[0].length) || '/') : u;
     // "/caf%C3%A9/" reads as "/café/" on the card; the details keep the exact URL
     if (p.indexOf('%') !== -1) { try { p = decodeURI(p); } catch (e) { /* not UTF-8: keep it */ } }
@@ -116,6 +159,7 @@
       } else { sectionOf[n] = sectionOf[pa]; }
     }
   })();
+  var lastmodCache = [];  // per string: a million pages share a few hundred dates
   function lastmodBucket(text) {
     if (!text) { return 'unknown'; }
     var t = text.trim(), when = NaN;
@@ -146,7 +190,7 @@
       fixed: { '0': '#08306b', '1': '#08519c', '2': '#2171b5', '3': '#4292c6', '4': '#6baed6', '5+': '#9ecae1', unknown: GREY }
     },
     lastmod: {
-      key: function (n) { return lastmodBucket(D.l[n]); },
+      key: function (n) { var x = D.l[n], b = lastmodCache[x]; if (b === undefined) { b = lastmodCache[x] = lastmodBucket(D.S[x]); } return b; },
       fixed: { '< 30 days': '#1b7837', '30-90 days': '#5aae61', '90-365 days': '#d6a100', '> 1 year': '#c2410c', unknown: GREY }
     }
   };
@@ -188,9 +232,12 @@
   var tf = { x: 0, y: 0, k: 1 };
 
   function shownCount(V, n) { return V.shown.has(n) ? V.shown.get(n) : D.max; }
+  // "+N more" opens this many more at a time: a folder of 500,000 pages opens a
+  // screenful after another instead of laying out half a million cards at once
+  var MORE_STEP = 2000;
   function expandBudget(V, maxLevel, limit) {
     // breadth-first, so a big site opens wide and shallow instead of down one branch
-    V.expanded = new Set(); V.shown = new Map();
+    V.expanded = new Set(); V.shown = new Map(); V.pinned = new Map();
     var queue = [V.root], count = 1, head = 0;
     while (head < queue.length) {
       var n = queue[head++], c = V.kids[n];
@@ -219,9 +266,15 @@
       var take = Math.min(c.length, shownCount(V, item.n)), push = [];
       for (var a = 0; a < take; a++) { push.push({ n: c[a], level: it.level + 1, parent: item }); }
       if (take < c.length) {
-        var ph = 0;
+        // children a search revealed beyond the shown ones stand before the group
+        var pins = V.pinned.get(item.n) || [], ph = 0, hidden = c.length - take;
         for (var b = take; b < c.length; b++) { ph += V.pages[c[b]]; }
-        push.push({ more: item.n, hidden: c.length - take, pagesHidden: ph, level: it.level + 1, parent: item });
+        for (var p = 0; p < pins.length; p++) {
+          if (pins[p] < take) { continue; }
+          push.push({ n: c[pins[p]], level: it.level + 1, parent: item });
+          hidden--; ph -= V.pages[c[pins[p]]];
+        }
+        if (hidden > 0) { push.push({ more: item.n, hidden: hidden, pagesHidden: ph, level: it.level + 1, parent: item }); }
       }
       for (var z = push.length - 1; z >= 0; z--) { stack.push(push[z]); }
     }
@@ -359,7 +412,8 @@
   function cardLines(t) {
     var V = view;
     if (t.more >= 0) {
-      return ['+' + fmt(t.hidden) + ' more', 'click to show them', fmt(t.pagesHidden) + ' pages'];
+      return ['+' + fmt(t.hidden) + ' more', t.hidden > MORE_STEP ? 'click for the next ' + fmt(MORE_STEP) : 'click to show them',
+              fmt(t.pagesHidden) + ' pages'];
     }
     var n = t.n, parts = [];
     if (D.h[n]) { parts.push(String(D.h[n])); }
@@ -548,8 +602,8 @@
     var V = view;
     if (t.more >= 0) {
       // the first child that was hidden takes the group's place on screen
-      var first = V.kids[t.more][V.kids[t.more].length - t.hidden];
-      keepInPlace(t.key, function () { V.shown.set(t.more, V.kids[t.more].length); render(); }, 'n' + first);
+      var c = V.kids[t.more], was = Math.min(c.length, shownCount(V, t.more)), first = c[was];
+      keepInPlace(t.key, function () { V.shown.set(t.more, Math.min(c.length, was + MORE_STEP)); render(); }, 'n' + first);
       focusKey = 'n' + first;
       restyle();
       return;
@@ -581,7 +635,7 @@
     var t = byKey.get(g.getAttribute('data-key'));
     if (!t) { return; }
     var tip = el('title', {}, null);
-    tip.textContent = t.n >= 0 ? label(t.n) + '\n' + url[t.n] : cardLines(t)[0];
+    tip.textContent = t.n >= 0 ? label(t.n) + '\n' + urlOf(t.n) : cardLines(t)[0];
     g.insertBefore(tip, g.firstChild);
   });
   svg.addEventListener('click', function (e) {
@@ -663,7 +717,7 @@
     }
     var V = view;
     if (hasPage[n]) {
-      row('URL', url[n], true);
+      row('URL', urlOf(n), true);
       row('Status', D.h[n] || 'not fetched');
       row('Depth', D.d[n] >= 0 ? D.d[n] : 'unknown');
       row('In sitemap', D.x[n] === 2 ? 'unknown' : D.x[n] === 1 ? 'yes' : 'no');
@@ -671,21 +725,21 @@
       row('Canonical', D.cn[n], true);
       row('Redirects to', D.rd[n], true);
       row('Inlinks', fmt(D.i[n])); row('Outlinks', fmt(D.o[n]));
-      row('Last modified', D.l[n] ? D.l[n] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
+      row('Last modified', D.l[n] ? D.S[D.l[n]] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
       row('Content type', D.S[D.c[n]]);
     } else {
-      row('Path', url[n]);
+      row('Path', urlOf(n));
       row('Kind', kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
     }
     row('Section', sectionOf[n]);
     row('Children', V.kids[n] ? fmt(V.kids[n].length) : '0');
     row('Pages below', fmt(V.pages[n] - hasPage[n]));
-    if (views.depth && D.q[n] >= 0 && hasPage[D.q[n]]) { row('Found from', url[D.q[n]], true); }
+    if (views.depth && D.q[n] >= 0 && hasPage[D.q[n]]) { row('Found from', urlOf(D.q[n]), true); }
     details.appendChild(dl);
     if (V.kids[n]) { details.appendChild(breakdown(n)); }
-    if (hasPage[n] && safeHref(url[n])) {
+    if (hasPage[n] && safeHref(urlOf(n))) {
       var op = document.createElement('p'), a = document.createElement('a');
-      a.href = url[n]; a.target = '_blank'; a.rel = 'noopener noreferrer'; a.textContent = 'Open the page \u2197';
+      a.href = urlOf(n); a.target = '_blank'; a.rel = 'noopener noreferrer'; a.textContent = 'Open the page \u2197';
       op.appendChild(a); details.appendChild(op);
     }
   }
@@ -742,7 +796,7 @@
   legend.addEventListener('keydown', function (e) { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); legendPick(e); } });
 
   // ---- search ---------------------------------------------------------------------------------
-  var hay = null, results = document.getElementById('results'), searchBox = document.getElementById('search');
+  var results = document.getElementById('results'), searchBox = document.getElementById('search');
   var searchTimer = 0, matchPos = -1;
   function reveal(n) {
     // expand every ancestor and widen any "+N more" group hiding the way down
@@ -753,18 +807,50 @@
       var c = chain[x], pa = V.parent[c];
       V.expanded.add(pa);
       var pos = V.kids[pa].indexOf(c);
-      if (pos >= shownCount(V, pa)) { V.shown.set(pa, pos + 1); }
+      if (pos >= shownCount(V, pa)) {
+        // pinned beside the shown children, not "show everything up to it": the way to
+        // page 400,000 of one folder must not lay out the 399,999 before it
+        var pins = V.pinned.get(pa) || [];
+        if (pins.indexOf(pos) === -1) { pins.push(pos); pins.sort(function (u, v) { return u - v; }); }
+        V.pinned.set(pa, pins);
+      }
     }
     return true;
+  }
+  // Which nodes' title or URL holds q. A node's URL starts with its parent's (a query
+  // form's with its path), so a match in the parent is a match below it; a q without
+  // '/', '?' or '#' cannot span two segments, so only each node's own segment is
+  // searched (no million URL strings are made). Stored whole URLs are searched as they are.
+  var segLow = null, titleLow = null;
+  function searchHits(q) {
+    var hit = new Uint8Array(N), plain = !/[\/?#]/.test(q), a;
+    if (!segLow) {
+      segLow = new Array(N); titleLow = new Array(N);
+      for (a = 0; a < N; a++) { segLow[a] = D.s[a].toLowerCase(); titleLow[a] = D.t[a] ? D.t[a].toLowerCase() : ''; }
+    }
+    for (a = 0; a < N; a++) {
+      if (kind[a] === KIND_GROUP) { continue; }
+      var pa = D.p[a], own;
+      if (D.u[a] !== undefined) {
+        // a stored URL is not the prefix of its children's: a hit here is not passed on (3)
+        hit[a] = D.u[a].toLowerCase().indexOf(q) !== -1 ? 3 : 0;
+        if (hit[a] || !titleLow[a] || titleLow[a].indexOf(q) === -1) { continue; }
+        hit[a] = 2; continue;
+      }
+      if (pa >= 0 && hit[pa] === 1) { own = true; }
+      else if (plain && (pa < 0 || D.u[pa] === undefined)) { own = segLow[a].indexOf(q) !== -1; }
+      else { own = urlOf(a).toLowerCase().indexOf(q) !== -1; }
+      hit[a] = own ? 1 : (titleLow[a] && titleLow[a].indexOf(q) !== -1) ? 2 : 0;
+    }
+    return hit;
   }
   function runSearch(q) {
     q = q.trim().toLowerCase();
     while (results.firstChild) { results.removeChild(results.firstChild); }
     matchPos = -1;
     if (!q) { matches = null; render(); return; }
-    if (!hay) { hay = new Array(N); for (var a = 0; a < N; a++) { hay[a] = (D.t[a] + '\u0001' + url[a]).toLowerCase(); } }
-    var list = [];
-    for (var b = 0; b < N; b++) { if (hay[b].indexOf(q) !== -1 && view.level[b] >= 0) { list.push(b); } }
+    var hit = searchHits(q), list = [];
+    for (var b = 0; b < N; b++) { if (hit[b] && view.level[b] >= 0) { list.push(b); } }
     matches = { list: list, set: new Set(list) };
     var h2 = document.createElement('h2'); h2.textContent = 'Search'; results.appendChild(h2);
     var head = document.createElement('p'); head.className = 'hint';
@@ -776,7 +862,7 @@
       var li = document.createElement('li'), btn = document.createElement('button');
       btn.type = 'button'; btn.setAttribute('data-n', String(n));
       btn.textContent = trunc(label(n), 60);
-      var sp = document.createElement('div'); sp.className = 'url'; sp.textContent = trunc(url[n], 70);
+      var sp = document.createElement('div'); sp.className = 'url'; sp.textContent = trunc(urlOf(n), 70);
       btn.appendChild(sp); li.appendChild(btn); ul.appendChild(li);
     });
     results.appendChild(ul);
@@ -797,7 +883,7 @@
   searchBox.addEventListener('keydown', function (e) {
     if (e.key === 'Enter') {
       e.preventDefault(); clearTimeout(searchTimer);
-      if (!matches || hay === null || searchBox.getAttribute('data-q') !== searchBox.value) { runSearch(searchBox.value); searchBox.setAttribute('data-q', searchBox.value); }
+      if (!matches || searchBox.getAttribute('data-q') !== searchBox.value) { runSearch(searchBox.value); searchBox.setAttribute('data-q', searchBox.value); }
       if (matches && matches.list.length) { matchPos = (matchPos + 1) % matches.list.length; goTo(matches.list[matchPos]); }
     } else if (e.key === 'Escape') { searchBox.value = ''; runSearch(''); }
   });
@@ -821,7 +907,7 @@
     var count = expandBudget(view, 1e9, budget); render(); fit(0.3);
     if (count >= budget) { setStatus(statusEl.textContent + ' \u00b7 stopped at ' + fmt(budget) + ' nodes; expand branches to see more'); }
   });
-  byId('collapse-all').addEventListener('click', function () { view.expanded = new Set([view.root]); view.shown = new Map(); render(); fit(0.45); });
+  byId('collapse-all').addEventListener('click', function () { view.expanded = new Set([view.root]); view.shown = new Map(); view.pinned = new Map(); render(); fit(0.45); });
   byId('expand-depth').addEventListener('click', function () {
     var lv = Math.max(0, parseInt(byId('depth-n').value, 10) || 0);
     expandBudget(view, lv, budget); render(); fit(0.3);
@@ -875,11 +961,11 @@
     // the whole tree of the current view, not only what is expanded
     var V = view;
     function rec(n) {
-      var o = { url: url[n], title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group'][kind[n]], pages: V.pages[n] };
+      var o = { url: urlOf(n), title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group'][kind[n]], pages: V.pages[n] };
       if (hasPage[n]) {
         o.status = D.h[n] || null; o.depth = D.d[n] >= 0 ? D.d[n] : null;
         o.indexable = D.x[n] === 2 ? null : D.x[n] === 1; o.reason = D.S[D.r[n]] || null;
-        o.inlinks = D.i[n]; o.outlinks = D.o[n]; o.lastmod = D.l[n] || null;
+        o.inlinks = D.i[n]; o.outlinks = D.o[n]; o.lastmod = D.S[D.l[n]] || null;
       }
       return o;
     }
@@ -905,4 +991,5 @@
     performance.mark('sitemapkit-ready');
     requestAnimationFrame(function () { setTimeout(function () { performance.mark('sitemapkit-painted'); }, 0); });
   }
+}
 })();

@@ -1,7 +1,7 @@
 // The lamp finder: a client-side application.  Every page of /app/ is the same empty
 // shell; this script builds its title, text and links from the table below, so a
 // crawler sees them only if it runs scripts.  /app/compare.html gets its canonical
-// from here, and /app/live.html polls for stock forever (it never settles).
+// from here, and /app/live.html reads a stock feed that never ends (it never settles).
 (function () {
   "use strict";
   var routes = {
@@ -39,13 +39,11 @@
       live: true
     }
   };
-  var timer = 0;
   function show(pathname) {
     var path = pathname === "/app/index.html" ? "/app/" : pathname;
     var route = routes[path];
     var root = document.getElementById("app");
     if (!route || !root) { return; }
-    clearInterval(timer);
     root.textContent = "";
     document.title = route.title + " | Northwind Lamps";
     var h1 = document.createElement("h1");
@@ -79,10 +77,19 @@
     if (route.live) {
       var stock = document.createElement("p");
       root.appendChild(stock);
-      timer = setInterval(function () {
-        fetch("/app/stock.json?t=" + Date.now()).then(function (r) { return r.json(); })
-          .then(function (s) { stock.textContent = s.lamps + " lamps in stock at " + new Date(); });
-      }, 100);
+      fetch("/app/stock-feed").then(function (response) {
+        var reader = response.body.getReader();
+        var decoder = new TextDecoder();
+        function next() {
+          return reader.read().then(function (part) {
+            if (part.done) { return; }
+            var lines = decoder.decode(part.value).trim().split("\n");
+            stock.textContent = lines[lines.length - 1];
+            return next();
+          });
+        }
+        return next();
+      });
     }
   }
   window.addEventListener("popstate", function () { show(location.pathname); });

@@ -1,0 +1,224 @@
+"""The JSON Lines form of a sitemap entry: the whole model, extensions included.
+
+:func:`entry_from_json` refuses unknown keys, because a typo (``lastmodified``)
+would otherwise drop data silently; :func:`entry_to_json` writes what it reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, Final
+
+from sitemapkit.errors import InputError
+from sitemapkit.model import (
+    Alternate,
+    Image,
+    News,
+    UrlEntry,
+    Video,
+    VideoPlatform,
+    VideoRestriction,
+)
+
+
+def _str(obj: dict[str, Any], key: str, required: bool = False) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise InputError(f'"{key}" is required', rule="jsonl-invalid")
+        return None
+    if not isinstance(value, str):
+        raise InputError(
+            f'"{key}" must be a string, not {type(value).__name__}', rule="jsonl-invalid"
+        )
+    return value
+
+
+def _req(obj: dict[str, Any], key: str) -> str:
+    value = _str(obj, key, required=True)
+    assert value is not None
+    return value
+
+
+def _int(obj: dict[str, Any], key: str) -> int | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f'"{key}" must be a whole number', rule="jsonl-invalid")
+    return value
+
+
+def _bool(obj: dict[str, Any], key: str) -> bool | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("yes", "no"):
+        return value.lower() == "yes"
+    raise InputError(f'"{key}" must be true/false or "yes"/"no"', rule="jsonl-invalid")
+
+
+def _object(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(f"{what} must be a JSON object", rule="jsonl-invalid")
+    return value
+
+
+def _list(obj: dict[str, Any], key: str) -> list[Any]:
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f'"{key}" must be a JSON array', rule="jsonl-invalid")
+    return value
+
+
+def _only(obj: dict[str, Any], allowed: Iterable[str], what: str) -> None:
+    unknown = sorted(set(obj) - set(allowed))
+    if unknown:
+        raise InputError(f"unknown {what} field(s): {', '.join(unknown)}", rule="jsonl-invalid")
+
+
+def _words(value: object, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(value.split())
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise InputError(f'"{key}" must be a string or an array of strings', rule="jsonl-invalid")
+
+
+_ENTRY_KEYS: Final = (
+    "loc", "lastmod", "changefreq", "priority", "images", "videos", "news", "alternates",
+)  # fmt: skip
+_VIDEO_KEYS: Final = tuple(Video.__dataclass_fields__)
+_IMAGE_KEYS: Final = tuple(Image.__dataclass_fields__)
+
+
+def entry_from_json(value: object) -> UrlEntry:
+    """A :class:`UrlEntry` from a decoded JSON Lines value; unknown keys are errors."""
+    if isinstance(value, str):
+        return UrlEntry(value)
+    obj = _object(value, "a line")
+    _only(obj, _ENTRY_KEYS, "entry")
+    priority = obj.get("priority")
+    if priority is not None and (
+        isinstance(priority, bool) or not isinstance(priority, (int, float, str))
+    ):
+        raise InputError('"priority" must be a number', rule="priority-invalid")
+    images = []
+    for item in _list(obj, "images"):
+        image = _object(item, "an image")
+        _only(image, _IMAGE_KEYS, "image")
+        images.append(
+            Image(
+                _req(image, "loc"),
+                caption=_str(image, "caption"),
+                geo_location=_str(image, "geo_location"),
+                title=_str(image, "title"),
+                license=_str(image, "license"),
+            )
+        )
+    videos = [_video(_object(item, "a video")) for item in _list(obj, "videos")]
+    news = None
+    if obj.get("news") is not None:
+        n = _object(obj["news"], '"news"')
+        _only(
+            n,
+            (
+                "publication_name",
+                "publication_language",
+                "publication_date",
+                "title",
+                "name",
+                "language",
+            ),
+            "news",
+        )
+        news = News(
+            publication_name=_str(n, "publication_name") or _req(n, "name"),
+            publication_language=_str(n, "publication_language") or _req(n, "language"),
+            publication_date=_req(n, "publication_date"),
+            title=_req(n, "title"),
+        )
+    alternates = []
+    for item in _list(obj, "alternates"):
+        alt = _object(item, "an alternate")
+        _only(alt, ("hreflang", "href"), "alternate")
+        alternates.append(Alternate(_req(alt, "hreflang"), _req(alt, "href")))
+    return UrlEntry(
+        _req(obj, "loc"),
+        lastmod=_str(obj, "lastmod"),
+        changefreq=_str(obj, "changefreq"),
+        priority=priority,
+        images=tuple(images),
+        videos=tuple(videos),
+        news=news,
+        alternates=tuple(alternates),
+    )
+
+
+def _video(v: dict[str, Any]) -> Video:
+    _only(v, _VIDEO_KEYS, "video")
+    restriction = platform = None
+    if v.get("restriction") is not None:
+        r = _object(v["restriction"], '"restriction"')
+        _only(r, ("relationship", "countries"), "restriction")
+        restriction = VideoRestriction(
+            _req(r, "relationship"), _words(r.get("countries"), "countries")
+        )
+    if v.get("platform") is not None:
+        p = _object(v["platform"], '"platform"')
+        _only(p, ("relationship", "platforms"), "platform")
+        platform = VideoPlatform(_req(p, "relationship"), _words(p.get("platforms"), "platforms"))
+    rating = v.get("rating")
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))):
+        raise InputError('"rating" must be a number', rule="video-limits")
+    return Video(
+        thumbnail_loc=_req(v, "thumbnail_loc"),
+        title=_req(v, "title"),
+        description=_req(v, "description"),
+        content_loc=_str(v, "content_loc"),
+        player_loc=_str(v, "player_loc"),
+        duration=_int(v, "duration"),
+        expiration_date=_str(v, "expiration_date"),
+        rating=None if rating is None else float(rating),
+        view_count=_int(v, "view_count"),
+        publication_date=_str(v, "publication_date"),
+        tags=_words(v.get("tags"), "tags") if not isinstance(v.get("tags"), str) else (v["tags"],),
+        family_friendly=_bool(v, "family_friendly"),
+        restriction=restriction,
+        requires_subscription=_bool(v, "requires_subscription"),
+        uploader=_str(v, "uploader"),
+        uploader_info=_str(v, "uploader_info"),
+        platform=platform,
+        live=_bool(v, "live"),
+    )
+
+
+def entry_to_json(entry: UrlEntry) -> str:
+    """The JSON Lines form of ``entry`` (what :func:`entry_from_json` reads back)."""
+    return json.dumps(_to_plain(entry), ensure_ascii=False)
+
+
+def _to_plain(value: object) -> object:
+    from dataclasses import fields, is_dataclass
+    from datetime import date
+
+    if is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, object] = {}
+        for f in fields(value):
+            v = getattr(value, f.name)
+            if v is None or v == ():
+                continue
+            out[f.name] = _to_plain(v)
+        return out
+    if isinstance(value, tuple):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
