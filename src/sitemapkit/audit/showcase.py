@@ -61,7 +61,7 @@ def audit_demo(base: str, db: Path, out_dir: Path) -> DemoAudit:
     try:
         with atomic_open(target, "w", what="the audit report") as fh:
             write_html(result, store, fh)
-        lines = list(summary_lines(result, store, examples=1))
+        lines = list(summary_lines(result, store, examples=0))
     finally:
         store.close()
     return DemoAudit(result, target, lines, check_audit(base, result))
