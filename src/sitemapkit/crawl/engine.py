@@ -209,18 +209,37 @@ class Crawler:
             self._load_start_state()
             return known
         if known is not None:
-            raise StoreError(
-                f"{store.name}: already holds a crawl of {known}; use --resume or another --db"
-            )
-        store.set_meta("schema", "sitemapkit-crawl")
-        store.set_meta("start_url", start)
+            self._check_rerun(known, start)
+            # A new run of the same site: what earlier runs learnt stays, judged anew when
+            # reached; the trap guard starts afresh, the adopted origins stay adopted.
+            for origin in (store.get_meta("scope_origins") or "").split():
+                self.scope.adopt(origin)
+            start = known
+        else:
+            store.set_meta("schema", "sitemapkit-crawl")
+            store.set_meta("start_url", start)
+            store.set_meta("started_at", str(time.time()))
         store.set_meta("config", self.config.to_json())
-        store.set_meta("started_at", str(time.time()))
         store.set_meta("state", "running")
+        store.start_run(time.time())
         ids = store.add_urls([self._new(start, 0, None)])
         self._start_id = ids[self._key(start)][0]
         store.commit()
         return start
+
+    def _check_rerun(self, known: str, start: str) -> None:
+        """Refuse a new run over another site's crawl, or over a run not yet finished."""
+        name = self.store.name
+        if known != start:
+            raise StoreError(
+                f"{name}: already holds a crawl of {known}; use --resume or another --db"
+            )
+        state = self.store.get_meta("state") or "running"
+        if state in ("running", "interrupted"):
+            raise StoreError(
+                f"{name}: its last crawl of {known} did not finish ({state}); "
+                "continue it with --resume"
+            )
 
     def _key(self, spelling: str) -> str:
         """The dedup key of a URL the site spelled so (its query sorted under ``sort``)."""
@@ -343,8 +362,10 @@ class Crawler:
                 state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
             else:
                 state = "interrupted"
+            ended = time.time()
             store.set_meta("state", state)
-            store.set_meta("ended_at", str(time.time()))
+            store.set_meta("ended_at", str(ended))
+            store.end_run(state, ended)
             store.commit()
         except StoreError:
             store.rollback()
@@ -503,7 +524,7 @@ class Crawler:
                 return
             self._finish(current, outcome)
             known = self.store.lookup([key]).get(key)
-            if known is not None:
+            if known is not None and known[1] != UrlState.STALE:
                 # Already seen: it was, or will be, crawled (and judged) on its own.
                 self._link(current.id, [(known[0], False, "redirect")])
                 if known[1] == UrlState.HELD:
@@ -667,7 +688,8 @@ class Crawler:
         ids = store.lookup(list(found))
         rows: list[NewUrl] = []
         for url, (_nofollow, _kind, followable, spelling) in found.items():
-            if url in ids:
+            hit = ids.get(url)
+            if hit is not None and hit[1] != UrlState.STALE:  # stale: judged anew this run
                 continue
             # Judged once, when first seen: trap counters must not count repeats.
             decided = self._judge(spelling, depth)
