@@ -174,5 +174,6 @@ async def test_concurrency_is_bounded_and_the_browser_restarts(site: AppSite) ->
         assert all(len(r.only_rendered) == 4 for r in results)
         assert pool.peak_active == 2
         assert pool.launches == 3  # pages 1-3, 4-6, 7
+        assert pool.tabs_opened == 5  # two tabs per browser, reused: 2 + 2 + 1
     finally:
         await pool.close()
