@@ -18,6 +18,7 @@ def test_demo_writes_sitemap_db_and_inventory(
     assert main(["demo", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == [
         ".sitemapkit-manifest.json",
+        "audit.html",
         "crawl.sqlite",
         "inventory.csv",
         "site-map.html",
@@ -28,6 +29,8 @@ def test_demo_writes_sitemap_db_and_inventory(
     assert "<noscript>" in page
     xmllint_urlset(out / "sitemap.xml")
     stdout = capsys.readouterr().out
-    assert "every URL and reason matches" in stdout
+    assert "every URL, reason and audit finding matches" in stdout
+    assert "listed-redirect" in stdout  # the audit summary of the planted faults
+    assert "Content-Security-Policy" in (out / "audit.html").read_text(encoding="utf-8")
     assert f"{len(SITEMAP_PATHS)} pages in the sitemap" in stdout
     assert main(["inventory", str(out / "crawl.sqlite"), "--format", "jsonl"]) == 0

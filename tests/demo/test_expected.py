@@ -184,7 +184,11 @@ async def test_reference_crawl_page_facts(crawled: tuple[web.AppRunner, str, Res
             assert facts.title == expected.TITLES[path], path
     assert result.robots is not None
     # one Sitemap: parser (read/robots.py): the relative line is resolved, and still invalid
-    assert result.robots.sitemaps == (base + "sitemap.xml", base + "relative-sitemap.xml")
+    assert result.robots.sitemaps == (
+        base + "sitemap.xml",
+        base + "sitemap-docs.xml",
+        base + "relative-sitemap.xml",
+    )
     assert result.robots.invalid_sitemaps == ("/relative-sitemap.xml",)
 
 

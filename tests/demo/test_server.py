@@ -59,7 +59,11 @@ async def test_robots_txt(demo: Demo) -> None:
     assert policy.allowed(base + "blog/2026/lighting-tips.html?print=10", ua)
     assert not policy.allowed(base + "about/", "BadBot/2.0")
     # one Sitemap: parser (read/robots.py): the relative line is resolved, and still invalid
-    assert policy.sitemaps == (base + "sitemap.xml", base + "relative-sitemap.xml")
+    assert policy.sitemaps == (
+        base + "sitemap.xml",
+        base + "sitemap-docs.xml",
+        base + "relative-sitemap.xml",
+    )
     assert policy.invalid_sitemaps == ("/relative-sitemap.xml",)
 
 

@@ -38,8 +38,8 @@ class Discovery:
     robots_url: str
     #: ``Sitemap:`` URLs of robots.txt, in file order.
     in_robots: list[str] = field(default_factory=list)
-    #: Well-known paths that answered with something sitemap-shaped (tried only when
-    #: robots.txt names none).
+    #: Well-known paths that answered with something sitemap-shaped and that robots.txt
+    #: does not name (``sitemap-not-in-robots``; audited only when robots.txt names none).
     well_known: list[str] = field(default_factory=list)
     #: robots.txt findings of the reader (``robots-sitemap-relative``).
     findings: list[Finding] = field(default_factory=list)
@@ -67,15 +67,20 @@ async def find_sitemaps(
             found.robots_problem = f"{exc.code}: {exc.message}"
     robots = parse_robots_sitemaps(body, found.robots_url)
     found.in_robots, found.findings = list(robots.urls), list(robots.findings)
+    named = set(found.in_robots)
+    found.well_known = [
+        url for url in await probe_well_known(origin, session, lim) if url not in named
+    ]
     if not found.in_robots:
-        found.well_known = await probe_well_known(origin, session, lim)
+        found.well_known = found.well_known[:1]  # the reader's rule: the first one wins
     return found
 
 
 async def probe_well_known(
     origin: str, session: aiohttp.ClientSession, lim: ReadLimits
 ) -> list[str]:
-    """The first well-known sitemap path of ``origin`` that answers with a sitemap."""
+    """Every well-known sitemap path of ``origin`` that answers with a sitemap (2 KiB each)."""
+    found: list[str] = []
     for path in WELL_KNOWN_PATHS:
         url = origin + path
         try:
@@ -83,5 +88,5 @@ async def probe_well_known(
         except SourceProblem:
             continue
         if looks_like_sitemap(head):
-            return [url]
-    return []
+            found.append(url)
+    return found

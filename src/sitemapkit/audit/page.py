@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from itertools import islice
-from typing import TextIO
+from typing import IO, Any
 
 from sitemapkit.audit.codes import audit_severity, meaning
 from sitemapkit.audit.report import ordered_codes, severity_totals
@@ -123,5 +123,5 @@ reports hold everything.</p></noscript>
 """
 
 
-def write_html(result: AuditResult, store: AuditStore, out: TextIO) -> None:
+def write_html(result: AuditResult, store: AuditStore, out: IO[Any]) -> None:
     out.write(render(result, store))

@@ -44,7 +44,9 @@ def severity_totals(counts: dict[str, int]) -> dict[str, int]:
     return totals
 
 
-def summary_lines(result: AuditResult, store: AuditStore) -> Iterator[str]:
+def summary_lines(
+    result: AuditResult, store: AuditStore, examples: int = EXAMPLES
+) -> Iterator[str]:
     n = len(result.sitemaps)
     yield (
         f"audit of {result.site}: {n} sitemap{'s' if n != 1 else ''}, "
@@ -53,7 +55,7 @@ def summary_lines(result: AuditResult, store: AuditStore) -> Iterator[str]:
     for code in ordered_codes(result.counts):
         sev = audit_severity(code).value
         yield f"  {sev:<7} {code:<24} {result.counts[code]:>7,}  {meaning(code)}"
-        for f in store.findings(code, limit=EXAMPLES):
+        for f in store.findings(code, limit=examples):
             where = f.url or f.sitemap or ""
             yield f"          {shorten(where)} — {shorten(f.evidence)}"
     totals = severity_totals(result.counts)

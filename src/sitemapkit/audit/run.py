@@ -63,6 +63,9 @@ class AuditPlan:
     limits: ReadLimits = field(default_factory=ReadLimits)
     now: datetime | None = None
     progress: Callable[[CrawlStats], None] | None = None
+    #: Fetch the listed URLs the crawl did not reach (default: when this audit crawls).
+    #: ``sitemapkit demo`` sets it for the crawl it just finished.
+    fetch_listed: bool | None = None
 
 
 @dataclass(slots=True)
@@ -117,7 +120,9 @@ def site_rows(
     for url in dict.fromkeys(unnamed):
         if origin_of(url) == site_origin:
             rows.append(
-                _site_row("sitemap-not-in-robots", url, f"{found.robots_url} has no Sitemap: line")
+                _site_row(
+                    "sitemap-not-in-robots", url, f"no Sitemap: line of {found.robots_url} names it"
+                )
             )
     return rows
 
@@ -195,12 +200,12 @@ async def _crawl(
 
 
 async def _fetch_listed(
-    plan: AuditPlan, store: AuditStore, config: CrawlConfig, first: CrawlResult
+    plan: AuditPlan, store: AuditStore, config: CrawlConfig, stopped: str | None, taken: int
 ) -> CrawlResult | None:
     """Step 3: fetch the listed URLs the crawl did not reach, within --max-pages."""
-    if first.stopped_by is not None:
+    if stopped is not None:
         return None
-    left = None if config.max_pages is None else config.max_pages - first.stats.taken
+    left = None if config.max_pages is None else config.max_pages - taken
     if left is not None and left <= 0:
         return None
     on_site = on_site_rule(config, _meta(store))
@@ -208,6 +213,14 @@ async def _fetch_listed(
         return None
     rest = dataclasses.replace(config, max_pages=left)
     return await _crawl(plan, store, rest, follow=False, resume=True)
+
+
+def _stored_stop(store: AuditStore) -> str | None:
+    """The limit an earlier crawl stopped at (its ``state`` meta: ``stopped:max-pages``)."""
+    state = store.get_meta("state") or ""
+    if state.startswith("stopped:"):
+        return state.removeprefix("stopped:")
+    return "interrupted" if state in ("interrupted", "running") else None
 
 
 def _meta(store: AuditStore) -> dict[str, str]:
@@ -285,15 +298,17 @@ async def _audit(
         found = await find_sitemaps(site, session, plan.limits)
     sitemaps, listed, notes = await _read_sitemaps(plan, store, site, config.query, session, found)
     fetched = first.stats.fetched if first is not None else 0
-    stopped = first.stopped_by if first is not None else None
-    if first is not None:
-        second = await _fetch_listed(plan, store, config, first)
+    stopped = first.stopped_by if first is not None else _stored_stop(store)
+    fetch = plan.fetch_listed if plan.fetch_listed is not None else first is not None
+    if fetch:
+        taken = first.stats.taken if first is not None else store.counts().get("done", 0)
+        second = await _fetch_listed(plan, store, config, stopped, taken)
         if second is not None:
             fetched += second.stats.fetched
             stopped = second.stopped_by
     if stopped is not None:
         notes.append(f"the crawl stopped at {stopped}: some URLs were not checked")
-    compare(_context(store, config, stopped, offline=plan.crawl is None))
+    compare(_context(store, config, stopped, offline=not fetch))
     return AuditResult(site, plan.db, sitemaps, listed, fetched, store.finding_counts(), notes)
 
 

@@ -78,16 +78,25 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
         finally:
             store.close()
         problems = check_expected(base, db, _sitemap_locs(out_dir))
-    for line in summary_lines(result, done.sitemap):
+        from sitemapkit.audit.showcase import audit_demo
+
+        audited = audit_demo(base, db, out_dir)  # the planted sitemap faults, audit.html
+    for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):
         click.echo(line)
     for note in done.notes:
         click.echo(f"note: {note}", err=True)
+    for line in audited.lines:
+        click.echo(line)
+    click.echo(f"wrote {audited.report}")
+    problems.extend(audited.problems)
     if problems:
         click.echo(f"the crawl differs from the demo's expected result in {len(problems)} ways:")
         for problem in problems[:20]:
             click.echo(f"  {problem}")
         ctx.exit(ExitStatus.ERROR)
-    click.echo("checked against the demo's expected result: every URL and reason matches")
+    click.echo(
+        "checked against the demo's expected result: every URL, reason and audit finding matches"
+    )
     ctx.exit(ExitStatus.OK if result.start_ok else ExitStatus.ERROR)

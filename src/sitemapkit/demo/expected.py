@@ -52,6 +52,8 @@ from sitemapkit.crawl.traps import TrapLimits
 
 __all__ = [
     "ALTERNATES",
+    "AUDIT",
+    "AUDIT_LISTED_HEALTHY",
     "EXCLUDED",
     "EXTERNAL",
     "IMAGES",
@@ -67,6 +69,7 @@ __all__ = [
     "SITEMAP_PATHS",
     "TITLES",
     "absolute",
+    "audit_findings",
     "calendar_paths",
     "excluded",
     "may_appear_reasons",
@@ -280,6 +283,62 @@ TITLES: Final[dict[str, str]] = {
     "/caf%C3%A9/": "Café Northwind | Northwind Lamps",
     "/%C3%BCber-uns/": "Über uns | Northwind Lamps",
 }
+
+
+#: ``sitemapkit audit`` of the demo site: the faults planted in its published sitemaps
+#: (``sitemap.xml``, ``sitemap-docs.xml``), robots.txt and ``sitemap.txt``: each audit
+#: code -> where it must point (a finding's URL, else its sitemap), exactly.
+#: ``sitemap-missing`` cannot be planted on a site that has sitemaps: tests/audit has it.
+AUDIT: Final[dict[str, frozenset[str]]] = {
+    "sitemap-not-in-robots": frozenset({"/sitemap.txt"}),
+    "robots-sitemap-broken": frozenset({"/relative-sitemap.xml"}),
+    "listed-redirect": frozenset({"/old-about"}),
+    "listed-error": frozenset({"/products/discontinued.html"}),
+    "listed-noindex": frozenset({"/thank-you.html"}),
+    "listed-canonicalised": frozenset({"/products/desk-lamps/aurora-blue.html"}),
+    "listed-blocked": frozenset({"/private/salaries.html"}),
+    "listed-not-html": frozenset({"/docs/catalogue.pdf"}),
+    "listed-out-of-scope": frozenset({"https://partner.example/"}),
+    "listed-orphan": frozenset(SITEMAP_ONLY),
+    "listed-duplicate": frozenset({"/products/"}),
+    "lastmod-ahead": frozenset({"/caf%C3%A9/"}),
+    "lastmod-behind": frozenset({"/blog/2026/lighting-tips.html"}),
+    "lastmod-uniform": frozenset({"/sitemap-docs.xml"}),
+    "hreflang-target-broken": frozenset({"/promo"}),
+}
+
+#: Listed in the published sitemaps and healthy: every other sitemap page of a crawl is
+#: ``missing-indexable``.
+AUDIT_LISTED_HEALTHY: Final = frozenset(
+    {
+        "/",
+        "/about/",
+        "/products/",
+        "/blog/",
+        "/caf%C3%A9/",
+        "/blog/2026/lighting-tips.html",
+        "/de/preise.html",
+        "/docs/",
+        "/docs/guide/install.html",
+        "/docs/guide/configure.html",
+        "/docs/guide/faq.html",
+        "/docs/api/",
+        "/docs/api/v1.html",
+        "/docs/changelog.html",
+        "/docs/changelog-archive.html",
+        "/contact.html",
+        "/privacy.html",
+    }
+)
+
+
+def audit_findings(base: str) -> dict[str, set[str]]:
+    """Each audit code -> the exact URLs (or sitemaps) an audit of the demo names."""
+    found = {code: {absolute(base, p) for p in paths} for code, paths in AUDIT.items()}
+    found["missing-indexable"] = {absolute(base, p) for p in SITEMAP_PATHS - AUDIT_LISTED_HEALTHY}
+    found["listed-unverified"] = set()
+    found["sitemap-missing"] = set()
+    return found
 
 
 def absolute(base: str, path: str) -> str:

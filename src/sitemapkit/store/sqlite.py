@@ -113,6 +113,15 @@ _MIGRATIONS: tuple[str, ...] = (
     """,
     # 3: the audit's listed URLs and findings (sitemapkit audit).
     AUDIT_SCHEMA,
+    # 4: the site's own spelling of a URL where it differs from the dedup key in ``url``
+    # (a sorted query is a key, never a URL to publish), and notes on pages that do not
+    # change their fate (``links-capped``, annotations the writer left out).
+    """
+    ALTER TABLE urls ADD COLUMN loc TEXT;
+    CREATE INDEX urls_loc ON urls(loc) WHERE loc IS NOT NULL;
+    CREATE TABLE notes (page_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL);
+    CREATE INDEX notes_page ON notes(page_id);
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -325,10 +334,10 @@ class SqliteStore(AuditTables):
             return found
         conn = self._begin()
         conn.executemany(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail, loc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail)
+                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail, n.loc)
                 for n in missing.values()
             ],
         )
@@ -354,25 +363,27 @@ class SqliteStore(AuditTables):
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
+            "SELECT id, url, depth, loc FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
 
     @_writes
-    def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
+    def claim_url(
+        self, url: str, depth: int, found_from: int | None, loc: str | None = None
+    ) -> Claimed | None:
         conn = self._begin()
         cur = conn.execute(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state) VALUES (?, ?, ?, 1)",
-            (url, depth, found_from),
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?)",
+            (url, depth, found_from, loc),
         )
         if cur.rowcount != 1:
             return None
         url_id = int(cur.lastrowid or 0)
         self._cache[url] = (url_id, UrlState.CLAIMED)
-        return Claimed(url_id, url, depth)
+        return Claimed(url_id, url, depth, loc)
 
     @_writes
     def release_claims(self) -> int:
@@ -414,6 +425,11 @@ class SqliteStore(AuditTables):
             conn.executemany(
                 "INSERT INTO images(page_id, loc) VALUES (?, ?)",
                 [(url_id, loc) for loc in outcome.images],
+            )
+        if outcome.notes:
+            conn.executemany(
+                "INSERT INTO notes(page_id, code, message) VALUES (?, ?, ?)",
+                [(url_id, code, message) for code, message in outcome.notes],
             )
         if outcome.render is not None:
             conn.execute(
@@ -475,6 +491,27 @@ class SqliteStore(AuditTables):
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
 
+    @_writes
+    def add_notes(self, notes: Sequence[tuple[str, str, str]]) -> None:
+        if notes:
+            self._begin().executemany(
+                "INSERT INTO notes(page_id, code, message) "
+                "SELECT u.id, ?, ? FROM urls u WHERE (u.url = ? OR u.loc = ?) AND NOT EXISTS "
+                "(SELECT 1 FROM notes n WHERE n.page_id = u.id AND n.code = ? AND n.message = ?) "
+                "LIMIT 1",
+                [(code, msg, url, url, code, msg) for url, code, msg in notes],
+            )
+
+    def note_counts(self) -> dict[str, tuple[int, str]]:
+        return {
+            str(code): (int(n), str(url))
+            for code, n, url in self._conn.execute(
+                "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
+                "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
+                "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
+            )
+        }
+
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
@@ -517,7 +554,9 @@ def _counts(conn: sqlite3.Connection) -> dict[str, int]:
 def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
     has_alt = conn.execute("SELECT 1 FROM alternates LIMIT 1").fetchone() is not None
     has_img = conn.execute("SELECT 1 FROM images LIMIT 1").fetchone() is not None
-    cur = conn.execute("SELECT id, url, lastmod FROM urls WHERE indexable = 1 ORDER BY id")
+    cur = conn.execute(
+        "SELECT id, COALESCE(loc, url), lastmod FROM urls WHERE indexable = 1 ORDER BY id"
+    )
     while True:
         rows = cur.fetchmany(1000)
         if not rows:
@@ -544,10 +583,12 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 
 
 _RECORD_SQL = (
-    "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
-    "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url, "
-    "r.status, r.why, r.links "
+    "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
+    "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
+    "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
+    "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
+    "(SELECT group_concat(n.code || ': ' || n.message, char(10)) FROM notes n "
+    "WHERE n.page_id = u.id) "
     "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 
@@ -566,6 +607,8 @@ def _record(row: Sequence[object]) -> PageRecord:
         extra["render"] = str(row[16])
         extra["render_why"] = str(row[17] or "")
         extra["rendered_links"] = " ".join(str(row[18]).split())
+    if row[19] is not None:  # links-capped, annotations the writer left out ...
+        extra["notes"] = str(row[19])
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
@@ -585,16 +628,18 @@ def _record(row: Sequence[object]) -> PageRecord:
 
 
 def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
-    row = conn.execute(_RECORD_SQL + " WHERE u.url = ?", (url,)).fetchone()
+    row = conn.execute(_RECORD_SQL + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None
     ids = conn.execute(
-        "SELECT id, found_from, fetched_at FROM urls WHERE url = ?", (url,)
+        "SELECT id, found_from, fetched_at FROM urls WHERE url = ? OR loc = ?", (url, url)
     ).fetchone()
     url_id, found_from_id, fetched_at = ids
     found_from = found_how = None
     if found_from_id is not None:
-        src = conn.execute("SELECT url FROM urls WHERE id = ?", (found_from_id,)).fetchone()
+        src = conn.execute(
+            "SELECT COALESCE(loc, url) FROM urls WHERE id = ?", (found_from_id,)
+        ).fetchone()
         found_from = None if src is None else str(src[0])
         how = conn.execute(
             "SELECT kind, nofollow FROM links WHERE to_id = ? AND from_id = ? LIMIT 1",
@@ -607,7 +652,7 @@ def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
     current = url
     while True:
         hop = conn.execute(
-            "SELECT status, redirect_to FROM urls WHERE url = ?", (current,)
+            "SELECT status, redirect_to FROM urls WHERE url = ? OR loc = ?", (current, current)
         ).fetchone()
         if hop is None:
             chain.append((current, None))

@@ -15,6 +15,9 @@
   }
 
   // --- tree -----------------------------------------------------------------
+  function shown(segment) {
+    try { return decodeURIComponent(segment); } catch (e) { return segment; }
+  }
   function worse(a, b) { return RANK[a] >= RANK[b] ? a : b; }
   var root = { name: "", kids: {}, status: "ok", n: 0 };
   function add(url, status) {
@@ -43,7 +46,7 @@
       var li = el("li");
       var label = el("span");
       label.appendChild(el("span", "dot " + kid.status));
-      label.appendChild(el("span", "sev-" + kid.status, name));
+      label.appendChild(el("span", "sev-" + kid.status, shown(name)));
       if (Object.keys(kid.kids).length) {
         var det = el("details");
         if (depth < 1) det.open = true;
