@@ -28,6 +28,8 @@ from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE
 SPELLED = "/list.html?lt=%3Ctag%3E&gt=1"
 SORTED = "/list.html?gt=1&lt=%3Ctag%3E"
 LONG = "/trap/" + "x" * 3000
+#: Facet variants past the trap guard's cap (64), parameters in the site's (unsorted) order.
+FACETS = [f"/shop?z={i}&a=1" for i in range(70)]
 
 
 def page(title: str, body: str = "", head: str = "") -> web.Response:
@@ -57,13 +59,13 @@ class TruthSite:
         if path == "/":
             links = "".join(
                 f'<a href="{h}">x</a>'
-                for h in (SPELLED, "/other", "/en", "/de", "/fr", "/many", LONG)
+                for h in (SPELLED, "/other", "/en", "/de", "/fr", "/many", LONG, *FACETS)
             )
             return page("Home", links)
         if path == "/other":  # the same list, parameters in the other order
             return page("Other", f'<a href="{SORTED}">same list</a>')
-        if path == "/list.html":
-            return page("List")
+        if path in ("/list.html", "/shop"):
+            return page(path)
         if path in ("/en", "/de"):
             return page(path, head=self.alternates(("en", "/en"), ("de", "/de")))
         if path == "/fr":  # names en and de, never itself: the set is broken for this page
@@ -177,3 +179,9 @@ def test_long_example_urls_are_shortened_in_the_summary(crawled: Crawled) -> Non
     assert len(line) < 150
     assert f"[{len(crawled.site.base + LONG):,} chars]" in line
     assert max(len(ln) for ln in lines) < 400
+
+
+def test_trap_examples_are_spelled_as_the_site_spells_them(crawled: Crawled) -> None:
+    line = next(ln for ln in crawled.stdout.splitlines() if ln.startswith("  trap-pattern, e.g. "))
+    assert f"{crawled.site.base}/shop?z=64&a=1" in line
+    assert "?a=1&z=" not in line

@@ -89,17 +89,20 @@ def test_a_folder_without_manifest_loses_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "files", [["../outside.xml"], ["/etc/passwd"], ["sub/x.xml"], "sitemap-9.xml", [7]]
+    "files",
+    [["../outside.xml"], ["/etc/passwd"], ["sub/x.xml"], "sitemap-9.xml", [7], ["crawl.sqlite"]],
 )
 def test_a_manifest_names_files_in_the_folder_only(tmp_path: Path, files: object) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (tmp_path / "outside.xml").write_text("keep")
     (out / "sitemap-9.xml").write_text("keep")
+    (out / "crawl.sqlite").write_text("keep")
     (out / MANIFEST).write_text(json.dumps({"files": files}))
     write(out, "a", 1)
     assert (tmp_path / "outside.xml").read_text() == "keep"
     assert (out / "sitemap-9.xml").read_text() == "keep"
+    assert (out / "crawl.sqlite").read_text() == "keep"
 
 
 def test_damaged_manifest_removes_nothing(tmp_path: Path) -> None:

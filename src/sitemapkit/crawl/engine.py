@@ -43,7 +43,7 @@ from sitemapkit.crawl.heap import BIG_BODY, trim_heap
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
-from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
 from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
@@ -289,7 +289,7 @@ class Crawler:
             # to the queue (released below) and count as not-crawled.
             self._stop_reason = "max-duration"
             finished = True
-        except StoreWriteError:
+        except StoreError:  # a write (disk full) or a read (corrupt file) failed mid-run
             failed = True
             raise
         finally:
@@ -346,7 +346,7 @@ class Crawler:
             store.set_meta("state", state)
             store.set_meta("ended_at", str(time.time()))
             store.commit()
-        except StoreWriteError:
+        except StoreError:
             store.rollback()
             if finished:
                 raise
@@ -509,7 +509,7 @@ class Crawler:
                 if known[1] == UrlState.HELD:
                     self.store.requeue([(known[0], current.depth)])
                 return
-            decided = self._judge(key, current.depth)
+            decided = self._judge(target, current.depth)
             if decided is not None:
                 ids = self.store.add_urls(
                     [self._new(target, current.depth, current.id, UrlState.DONE, *decided)]
@@ -532,7 +532,11 @@ class Crawler:
         self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
     def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
-        """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
+        """A reason not to fetch ``url`` at ``depth`` (and a detail), or None.
+
+        ``url`` is the site's spelling: scope and trap shapes ignore query order, and
+        the trap guard's examples (printed in the summary) are URLs the site uses.
+        """
         if not self.scope.check(url):
             return ("out-of-scope", None)
         trap = self.traps.check(url, depth)
@@ -666,7 +670,7 @@ class Crawler:
             if url in ids:
                 continue
             # Judged once, when first seen: trap counters must not count repeats.
-            decided = self._judge(url, depth)
+            decided = self._judge(spelling, depth)
             if decided is not None:
                 rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
             elif not followable:
@@ -698,7 +702,7 @@ class Crawler:
         listed = self._polite.sitemaps.get(origin) or [origin + "/sitemap.xml"]
         batch: list[NewUrl] = []
         async for url in sitemap_urls(listed, session=session, policy=self.spell_policy):
-            decided = self._judge(self._key(url), 1)
+            decided = self._judge(url, 1)
             if decided is None:
                 batch.append(self._new(url, 1, self._start_id))
             if len(batch) >= 500:

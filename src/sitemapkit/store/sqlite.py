@@ -49,6 +49,7 @@ from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_T = TypeVar("_T")
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
@@ -166,17 +167,42 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             raise
 
 
-def _writes(
-    method: Callable[Concatenate[SqliteStore, _P], _R],
-) -> Callable[Concatenate[SqliteStore, _P], _R]:
-    """Turn an ``sqlite3`` failure of a write into one :class:`StoreWriteError` line."""
+_Method = Callable[Concatenate["SqliteStore", _P], _R]
+
+
+def _guard(what: str, error: type[StoreError]) -> Callable[[_Method[_P, _R]], _Method[_P, _R]]:
+    """Turn an ``sqlite3`` failure into one ``error`` line naming the file and the cause."""
+
+    def decorate(method: _Method[_P, _R]) -> _Method[_P, _R]:
+        @functools.wraps(method)
+        def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                raise error(f"{self.name}: cannot {what} the crawl state: {exc}") from exc
+
+        return guarded
+
+    return decorate
+
+
+#: Writes: a failure (disk full, I/O) ends a crawl, resumable from the last commit.
+_writes = _guard("write", StoreWriteError)
+#: Reads: a failure (a corrupt file) is one line, not a traceback.
+_reads = _guard("read", StoreError)
+
+
+def _streams(
+    method: Callable[Concatenate[SqliteStore, _P], Iterator[_T]],
+) -> Callable[Concatenate[SqliteStore, _P], Iterator[_T]]:
+    """:data:`_reads` for a method that streams rows (the failure may come mid-stream)."""
 
     @functools.wraps(method)
-    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[_T]:
         try:
-            return method(self, *args, **kwargs)
+            yield from method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+            raise StoreError(f"{self.name}: cannot read the crawl state: {exc}") from exc
 
     return guarded
 
@@ -201,6 +227,7 @@ class SqliteStore(AuditTables):
         if mode == "read":
             if not is_crawl_db(self.path):
                 raise StoreError(f"{self.path}: not a sitemapkit crawl database")
+            self._upgrade()
             self._conn = _connect(self.path, readonly=True)
         else:
             self._lock = StoreLock(self.path)
@@ -213,6 +240,28 @@ class SqliteStore(AuditTables):
         self._in_tx = False
         self._closed = False
         self._cache: dict[str, tuple[int, UrlState]] = {}
+
+    def _upgrade(self) -> None:
+        """Bring a crawl made by an older sitemapkit up to this schema before reading it.
+
+        The readers' queries name the newest tables; a writer migrates when it
+        opens, so only a crawl nobody has opened since an upgrade needs this, and
+        it takes the lock for the few milliseconds the migrations need.
+        """
+        try:
+            conn = _connect(self.path, readonly=True)
+            try:
+                current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the crawl state: {exc}") from exc
+        if current < SCHEMA_VERSION:
+            lock = StoreLock(self.path)
+            try:
+                self._open_for_writing().close()
+            finally:
+                lock.release()
 
     def _prepare_file(self, mode: OpenMode) -> None:
         if mode == "replace":
@@ -273,6 +322,7 @@ class SqliteStore(AuditTables):
                 self._lock.release()
 
     # -- meta ---------------------------------------------------------------------
+    @_reads
     def get_meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -285,10 +335,12 @@ class SqliteStore(AuditTables):
             (key, value),
         )
 
+    @_reads
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
 
     # -- frontier -----------------------------------------------------------------
+    @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
         """Id and state of each of ``urls`` the store already knows (others are absent)."""
         found: dict[str, tuple[int, UrlState]] = {}
@@ -444,6 +496,7 @@ class SqliteStore(AuditTables):
             (reason, detail, url_id),
         )
 
+    @_reads
     def fate(self, url_id: int) -> Fate | None:
         row = self._conn.execute(
             "SELECT state, status, reason FROM urls WHERE id = ?", (url_id,)
@@ -472,13 +525,16 @@ class SqliteStore(AuditTables):
         )
 
     # -- reading ------------------------------------------------------------------
+    @_reads
     def counts(self) -> dict[str, int]:
         return _counts(self._conn)
 
+    @_reads
     def queued(self) -> int:
         """URLs waiting in the frontier (a count over the partial queue index)."""
         return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
 
+    @_reads
     def reasons(self) -> dict[str, int]:
         return {
             str(reason): int(n)
@@ -488,6 +544,7 @@ class SqliteStore(AuditTables):
             )
         }
 
+    @_streams
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
 
@@ -502,6 +559,7 @@ class SqliteStore(AuditTables):
                 [(code, msg, url, url, code, msg) for url, code, msg in notes],
             )
 
+    @_reads
     def note_counts(self) -> dict[str, tuple[int, str]]:
         return {
             str(code): (int(n), str(url))
@@ -512,6 +570,7 @@ class SqliteStore(AuditTables):
             )
         }
 
+    @_streams
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
@@ -530,6 +589,7 @@ class SqliteStore(AuditTables):
             for row in rows:
                 yield _record(row)
 
+    @_reads
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
 
