@@ -39,6 +39,9 @@ def test_every_listed_code_names_exactly_its_urls(
         assert found.get(code, set()) == urls, code
     # a healthy listed page earns nothing; every listed URL has a known fate
     assert "listed-unverified" not in found
+    # listed URLs the crawl missed are fetched, but their links are not followed
+    assert audit_site.hits["/orphan"] == 1
+    assert audit_site.hits["/orphan-child"] == 0
     assert status == 1  # errors found, --fail-on error
 
 

@@ -56,3 +56,15 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer than this sitemapkit"):
         SqliteStore(path)
+
+
+def test_a_failed_audit_write_is_one_store_write_error(tmp_path: Path) -> None:
+    from sitemapkit.errors import StoreWriteError
+    from sitemapkit.store.base import AuditRow
+
+    store = SqliteStore(tmp_path / "c.sqlite")
+    store._conn.execute("PRAGMA query_only = 1")  # what a read-only file answers to a write
+    with pytest.raises(StoreWriteError, match=r"c\.sqlite: cannot write the audit: "):
+        store.add_findings([AuditRow("listed-error", "error", "https://x/", None, None, "404")])
+    store._conn.execute("PRAGMA query_only = 0")
+    store.close()
