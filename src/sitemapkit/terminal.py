@@ -24,6 +24,10 @@ _UNSAFE_IN_LINES: Final = re.compile(
 )
 
 
+#: printable ASCII and the line feed: what a batch of plain locs is made of
+_ASCII_OK: Final = bytes(range(0x20, 0x7F)) + b"\n"
+
+
 def _escape(m: re.Match[str]) -> str:
     code = ord(m[0])
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -36,10 +40,17 @@ def for_people(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def lines_for_people(lines: list[str]) -> list[str]:
-    """``lines`` (one item each, e.g. locs) made safe to print one per line; the list
-    itself when nothing needs escaping (one C-speed search for a whole batch)."""
+def lines_for_people(lines: list[str]) -> str:
+    """``lines`` (one item each, e.g. locs) joined by line feeds, each made safe to print.
+
+    The common case (printable ASCII, no line feed inside an item) is found at C speed
+    on the whole batch: a million locs cost a join, an encode and a ``translate``.
+    """
     joined = "\n".join(lines)
-    if joined.count("\n") == len(lines) - 1 and _UNSAFE_IN_LINES.search(joined) is None:
-        return lines
-    return [for_people(line) for line in lines]
+    if joined.count("\n") == len(lines) - 1:
+        if joined.isascii():
+            if not joined.encode("ascii").translate(None, _ASCII_OK):
+                return joined
+        elif _UNSAFE_IN_LINES.search(joined) is None:
+            return joined
+    return "\n".join(for_people(line) for line in lines)

@@ -243,3 +243,14 @@ def test_a_256_mb_line_is_refused_in_flat_memory_and_nothing_after_it_is_lost(
     assert "2 URLs" in summary
     assert "skipped: 1 (line-too-long: 1)" in summary
     assert "<stdin>:2: line longer than 4,194,304 bytes" in summary
+
+
+def test_batched_path_names_the_line_of_each_dropped_annotation(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    rows = [{"loc": f"{BASE}p{i}", "lastmod": "2024-01-01"} for i in range(5000)]
+    rows[4000] = {"loc": f"{BASE}bad", "lastmod": "2024-13-01"}
+    src.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    code, out, err = run(str(src), "-o", str(tmp_path / "o"), "--base-url", BASE, "--skip-invalid")
+    assert code == 0, err
+    assert "5,000 URLs" in out
+    assert f"lastmod-invalid: {src}:4001: {BASE}bad: lastmod" in out

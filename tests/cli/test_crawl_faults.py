@@ -23,7 +23,9 @@ from aiohttp import web
 from cli.raw_http import closed_port, response, serve_raw, trickle
 from crawl.fixture_site import EXPECTED_SITEMAP_PATHS, FixtureSite, serve
 from sitemapkit.cli import main
+from sitemapkit.cli.crawl_output import ShrinkError, check_shrink, published_urls
 from sitemapkit.cli.display import shorten
+from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
 
 def cli(*args: str) -> list[str]:
@@ -224,3 +226,14 @@ def test_shorten_keeps_head_tail_and_the_length() -> None:
     assert short.endswith("a/end")
     assert "[3,024 chars]" in short
     assert shorten("https://example.org/") == "https://example.org/"
+
+
+def test_the_shrink_guard_counts_every_part_of_an_index(tmp_path: Path) -> None:
+    urls = [f"https://example.org/p{i}" for i in range(25)]
+    options = WriterOptions(base_url="https://example.org/", max_urls=10, gzip=True)
+    write_sitemaps(urls, tmp_path, options)
+    assert published_urls(tmp_path) == (tmp_path / "sitemap.xml.gz", 25)
+    check_shrink(tmp_path, 13)
+    with pytest.raises(ShrinkError, match="found 12 pages, under half of the 25 URLs"):
+        check_shrink(tmp_path, 12)
+    assert published_urls(tmp_path / "nothing-here") is None

@@ -185,3 +185,20 @@ async def test_slow_responses_time_out(aiohttp_server: ServerFactory) -> None:
 @pytest.mark.parametrize("value", ["0", "1"])
 def test_retry_after_digits(value: str) -> None:
     assert retry_after_seconds(value) == float(value)
+
+
+async def test_what_failed_is_said_in_one_line() -> None:
+    """The detail names the failure a site owner knows: refused, DNS, with host and port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    session, fetcher = await fetcher_for(retries=0)
+    async with session:
+        refused = await fetcher.get(f"http://127.0.0.1:{port}/")
+        unknown = await fetcher.get("http://no-such-host.invalid/")
+    assert (refused.error, refused.error_detail) == (
+        "connection-error",
+        f"connection refused by 127.0.0.1:{port}",
+    )
+    assert unknown.error == "connection-error"
+    assert unknown.error_detail == "DNS lookup failed for no-such-host.invalid"

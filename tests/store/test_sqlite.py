@@ -13,7 +13,14 @@ import pytest
 
 from sitemapkit.errors import StoreError
 from sitemapkit.store import iter_page_records
-from sitemapkit.store.sqlite import SCHEMA_VERSION, SqliteStore, is_crawl_db
+from sitemapkit.store.base import NewUrl
+from sitemapkit.store.sqlite import (
+    _MIGRATIONS,
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    SqliteStore,
+    is_crawl_db,
+)
 
 
 @pytest.fixture
@@ -56,6 +63,47 @@ def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer than this sitemapkit"):
         SqliteStore(path)
+
+
+def test_a_crawl_from_an_older_sitemapkit_is_upgraded_before_it_is_read(tmp_path: Path) -> None:
+    """Readers query the newest tables: a schema-1 crawl used to fail on `no such table`."""
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(_MIGRATIONS[0])
+    conn.execute("INSERT INTO migrations(version, applied_at) VALUES (1, 0)")
+    conn.execute("INSERT INTO urls(url, depth, state, status) VALUES ('http://a/', 0, 2, 200)")
+    conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    (record,) = iter_page_records(path)
+    assert (record.url, record.status) == ("http://a/", 200)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        conn.close()
+    assert not Path(str(path) + ".lock").exists()
+
+
+def test_a_corrupt_crawl_is_one_error_line_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sitemapkit.cli import main
+
+    path = tmp_path / "c.sqlite"
+    store = SqliteStore(path)
+    store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(3000)])
+    store.close()
+    with path.open("r+b") as fh:  # keep the header, break the pages after it
+        fh.seek(8192)
+        fh.write(b"\xff" * 32768)
+    assert main(["inventory", str(path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(f"sitemapkit: error: {path}: cannot read the crawl state: ")
+    assert main(["crawl", "--db", str(path), "--why", "/x"]) == 1
+    assert "cannot read the crawl state" in capsys.readouterr().err
 
 
 def test_a_failed_audit_write_is_one_store_write_error(tmp_path: Path) -> None:

@@ -373,3 +373,49 @@ def test_without_javascript_the_plain_list_shows(
         assert page.locator("svg .node").count() == 0
     finally:
         ctx.close()
+
+
+def test_a_deflated_map_works_like_a_plain_one(open_map: Any, tmp_path: Path) -> None:
+    """Big maps carry their data deflated in base64: same map, same search, nothing fetched."""
+    from sitemapkit.visual.page import render_html
+
+    tree = SiteTree.from_records(shop_records())
+    out = tmp_path / "packed.html"
+    out.write_text(render_html(tree, title="Example Shop", pack_over=0), "utf-8")
+    assert 'data-encoding="deflate"' in out.read_text("utf-8")
+    o = open_map(out)
+    assert o.errors == []
+    assert o.requests == [out.as_uri()]
+    assert o.page.locator("#node-n0 .l1").text_content() == "Example Shop"
+    o.page.fill("#search", "needle")
+    o.page.press("#search", "Enter")
+    o.page.locator(f"#node-{key_of(tree, DEEP_URL)}").wait_for()
+    assert o.page.locator("#details .title").text_content() == DEEP_TITLE
+
+
+def test_a_huge_folder_opens_step_by_step_and_search_pins_the_way(
+    open_map: Any, tmp_path: Path
+) -> None:
+    """5,000 pages in one folder: "+N more" opens 2,000 at a time, and a search reveals
+    the last page without laying out the thousands before it."""
+    tree = SiteTree.from_urls((f"https://flat.example/p{i}", None) for i in range(5000))
+    o = open_map(write_visual_map(tree, tmp_path / "flat.html"))
+    page = o.page
+
+    def laid_out() -> int:
+        return int(page.get_attribute("#map", "data-nodes"))
+
+    assert laid_out() == 1 + 50 + 1
+    more = page.locator("#node-m0")
+    assert more.locator(".l1").text_content() == "+4,950 more"
+    assert more.locator(".l2").text_content() == "click for the next 2,000"
+    more.dispatch_event("click")
+    assert laid_out() == 1 + 2050 + 1
+    page.fill("#search", "p4999")
+    page.press("#search", "Enter")
+    last = f"#node-{key_of(tree, 'https://flat.example/p4999')}"
+    page.locator(last).wait_for()
+    assert "sel" in page.get_attribute(last, "class")
+    # the found page, pinned beside the group (not the 2,949 pages before it)
+    assert laid_out() == 1 + 2050 + 1 + 1
+    assert o.errors == []

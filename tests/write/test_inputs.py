@@ -214,3 +214,23 @@ def test_text_fast_and_slow_blocks_agree_on_entries_errors_and_lines(
             (n, type(e), str(e)) for n, e in expected
         ], block
     assert len({type(e) for _, e in expected}) == 2
+
+
+def test_jsonl_short_objects_read_as_the_model_reads_them() -> None:
+    lines = [
+        {"loc": "https://a.example/1"},
+        {"loc": "https://a.example/2", "lastmod": "2024-01-01"},
+        {"loc": "https://a.example/3", "lastmod": None},
+        {"loc": 5},
+        {"url": "https://a.example/4"},
+        {"loc": "https://a.example/5", "priority": 0.5},
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode() + b"\n"
+    got = parse(data, fmt="jsonl")
+    assert got[:3] == [
+        (1, UrlEntry("https://a.example/1")),
+        (2, UrlEntry("https://a.example/2", "2024-01-01")),
+        (3, UrlEntry("https://a.example/3")),
+    ]
+    assert [(n, type(e)) for n, e in got[3:]] == [(4, InputError), (5, InputError), (6, UrlEntry)]
+    assert got[5][1] == UrlEntry("https://a.example/5", priority=0.5)

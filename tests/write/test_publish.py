@@ -89,17 +89,20 @@ def test_a_folder_without_manifest_loses_nothing(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "files", [["../outside.xml"], ["/etc/passwd"], ["sub/x.xml"], "sitemap-9.xml", [7]]
+    "files",
+    [["../outside.xml"], ["/etc/passwd"], ["sub/x.xml"], "sitemap-9.xml", [7], ["crawl.sqlite"]],
 )
 def test_a_manifest_names_files_in_the_folder_only(tmp_path: Path, files: object) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (tmp_path / "outside.xml").write_text("keep")
     (out / "sitemap-9.xml").write_text("keep")
+    (out / "crawl.sqlite").write_text("keep")
     (out / MANIFEST).write_text(json.dumps({"files": files}))
     write(out, "a", 1)
     assert (tmp_path / "outside.xml").read_text() == "keep"
     assert (out / "sitemap-9.xml").read_text() == "keep"
+    assert (out / "crawl.sqlite").read_text() == "keep"
 
 
 def test_damaged_manifest_removes_nothing(tmp_path: Path) -> None:
@@ -186,20 +189,32 @@ def test_signals_are_restored_after_publishing(tmp_path: Path) -> None:
 
 
 CHILD = r"""
-import os, sys, time
+import os, pathlib, sys, time
 from sitemapkit.cli import main
-from sitemapkit.write import publish
 
-marker = sys.argv[1]
+marker, sent = sys.argv[1], sys.argv[2]
+real_replace = pathlib.Path.replace
+renames = 0
 
-def slow(step):
-    if step.startswith("rename"):
-        if not os.path.exists(marker):
-            open(marker, "w").close()
-        time.sleep(0.01)
+def replace_and_hold(self, target):
+    # After the first part is renamed into place the marker appears; the next rename
+    # waits until the parent has sent its SIGINT, so the signal lands mid-publish
+    # however loaded the machine (no hook in the code under test is needed).
+    global renames
+    if not str(target).endswith(".xml"):
+        return real_replace(self, target)
+    renames += 1
+    if renames == 2:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(sent) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    result = real_replace(self, target)
+    if renames == 1:
+        open(marker, "w").close()
+    return result
 
-publish.step_hook = slow
-sys.exit(main(sys.argv[2:]))
+pathlib.Path.replace = replace_and_hold
+sys.exit(main(sys.argv[3:]))
 """
 
 
@@ -211,15 +226,16 @@ def test_real_sigint_to_a_real_build_during_renames(tmp_path: Path) -> None:
     new.write_text("\n".join(generation("b", 200)) + "\n")
     args = ["build", "-o", str(out), "--base-url", BASE, "--max-urls", "2"]
     subprocess.run([sys.executable, "-m", "sitemapkit", *args[:1], str(old), *args[1:]], check=True)
-    marker = tmp_path / "renaming"
+    marker, sent = tmp_path / "renaming", tmp_path / "sent"
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(marker), args[0], str(new), *args[1:]],
+        [sys.executable, "-c", CHILD, str(marker), str(sent), args[0], str(new), *args[1:]],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     while not marker.exists() and child.poll() is None:
         time.sleep(0.005)
     os.kill(child.pid, signal.SIGINT)
+    sent.touch()
     _, err = child.communicate(timeout=120)
     assert child.returncode == 130, err
     assert b"interrupted" in err

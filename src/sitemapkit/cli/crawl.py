@@ -123,7 +123,11 @@ def default_base_url(store: CrawlStore) -> str | None:
     return f"{scheme}://{rest.split('/', 1)[0]}/"
 
 
-def summary_lines(result: CrawlResult, written: WriteResult | None) -> list[str]:
+def summary_lines(
+    result: CrawlResult,
+    written: WriteResult | None,
+    page_notes: dict[str, tuple[int, str]] | None = None,
+) -> list[str]:
     """The crawl summary; the sitemap count is what the writer wrote, when it wrote."""
     stats = result.stats
     counts = result.counts
@@ -147,6 +151,12 @@ def summary_lines(result: CrawlResult, written: WriteResult | None) -> list[str]
     for code, urls in sorted(result.trap_examples.items()):
         if urls:
             lines.append(f"  {code}, e.g. " + ", ".join(shorten(u) for u in urls[:3]))
+    if page_notes:
+        lines.append(
+            "noted on pages (--why URL says more): "
+            + ", ".join(f"{code} {n:,}" for code, (n, _) in page_notes.items())
+        )
+        lines.extend(f"  {code}, e.g. {shorten(url)}" for code, (_, url) in page_notes.items())
     if written is not None and written.skipped:
         lines.append(
             "left out by the writer: "
@@ -213,6 +223,8 @@ def explain(db: Path, url: str, out: TextIO) -> int:
         out.write(f"  canonical:  {rec.canonical}\n")
     if rec.lastmod:
         out.write(f"  lastmod:    {rec.lastmod} (from {rec.lastmod_source})\n")
+    for note in rec.extra.get("notes", "").splitlines():
+        out.write(f"  note:       {note}\n")
     if "render" in rec.extra:
         out.write(f"  rendered:   {rec.extra['render']} ({rec.extra['render_why']})\n")
         only = rec.extra["rendered_links"].split()
@@ -500,7 +512,7 @@ def _publish(
         inventory=opts.inventory,
         visual_map=opts.visual_map,
     )
-    for line in summary_lines(result, done.sitemap):
+    for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):
         click.echo(line)

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
 from sitemapkit.store import iter_page_records
+from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 if TYPE_CHECKING:
+    from sitemapkit.rulebook import Problem
     from sitemapkit.store.base import CrawlStore
-    from sitemapkit.write.writer import WriteResult
 
 INVENTORY_NAME = "inventory.csv"
 MAP_NAME = "site-map.html"
@@ -46,6 +47,8 @@ class Published:
     inventory_rows: int = 0
     visual_map: Path | None = None
     notes: list[str] = field(default_factory=list)
+    #: Pages with notes (``links-capped``, annotations left out), per code, with an example.
+    page_notes: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def published_urls(out_dir: Path) -> tuple[Path, int] | None:
@@ -80,6 +83,19 @@ def check_shrink(out_dir: Path, new_urls: int) -> None:
         )
 
 
+class _NotingWriter(SitemapSetWriter):
+    """The set writer, keeping each page's left-out annotations for the store."""
+
+    def __init__(self, out_dir: Path, options: WriterOptions) -> None:
+        super().__init__(out_dir, options)
+        #: ``(url, code, message)`` of every annotation left out of a written page.
+        self.left: list[tuple[str, str, str]] = []
+
+    def left_out(self, uri: str, problems: list[Problem], origin: str | None = None) -> None:
+        super().left_out(uri, problems, origin)
+        self.left.extend((uri, rule, message) for rule, message in problems)
+
+
 def write_sitemap_set(
     store: CrawlStore,
     out_dir: Path,
@@ -89,14 +105,26 @@ def write_sitemap_set(
     images: bool,
     other_hosts: bool,
 ) -> WriteResult:
-    """Write the crawl's sitemap set into ``out_dir`` (published atomically by the writer)."""
+    """Write the crawl's sitemap set into ``out_dir`` (published atomically by the writer).
+
+    Every indexable page is listed: the writer runs with ``skip_invalid``, so a
+    page whose annotations break a rule (hreflang alternates that leave the page
+    out, or that another page does not return) is written without them.  What
+    was left out of which page is recorded on that page in the store, so
+    ``--why``, the inventory and the summary show it.
+    """
     from sitemapkit.crawl.engine import sitemap_entries
-    from sitemapkit.write.writer import WriterOptions, write_sitemaps
 
     options = WriterOptions(
         base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
     )
-    return write_sitemaps(sitemap_entries(store, images=images), out_dir, options)
+    writer = _NotingWriter(out_dir, options)
+    with writer:
+        writer.add_all(sitemap_entries(store, images=images))
+        result = writer.commit()
+    store.add_notes(writer.left)
+    store.commit()
+    return result
 
 
 def draw_visual_map(db: Path, out_dir: Path, *, title: str | None = None) -> Path:
@@ -135,7 +163,7 @@ def publish_crawl(
     written = write_sitemap_set(
         store, out_dir, base_url=base_url, gzip=gzip, images=images, other_hosts=other_hosts
     )
-    done = Published(written, notes=list(written.warnings))
+    done = Published(written, notes=list(written.warnings), page_notes=store.note_counts())
     if inventory:
         done.inventory = out_dir / INVENTORY_NAME
         done.inventory_rows = export_inventory(db, done.inventory)

@@ -81,7 +81,7 @@ def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
         from sitemapkit.audit.showcase import audit_demo
 
         audited = audit_demo(base, db, out_dir)  # the planted sitemap faults, audit.html
-    for line in summary_lines(result, done.sitemap):
+    for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):
         click.echo(line)

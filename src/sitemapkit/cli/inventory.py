@@ -41,6 +41,7 @@ COLUMNS = (
     "found_from",
     "render",
     "rendered_links",
+    "notes",
 )
 
 
@@ -65,6 +66,8 @@ def record_row(record: PageRecord) -> dict[str, object]:
         # rendered, render-timeout, render-failed; empty when the page was not rendered
         "render": record.extra.get("render"),
         "rendered_links": record.extra.get("rendered_links"),
+        # facts that do not change the fate: links-capped, annotations left out, ...
+        "notes": "; ".join(record.extra["notes"].splitlines()) if "notes" in record.extra else None,
     }
 
 

@@ -177,7 +177,7 @@ def urls(
     if fmt == "text":
         # Only locs are printed: the reader's fast path builds no entry objects.
         for batch in iter_locs(source, limits=lim, log=log, follow=not no_follow):
-            out.write("\n".join(lines_for_people(batch)))
+            out.write(lines_for_people(batch))
             out.write("\n")
     else:
         items = iter_sourced(source, limits=lim, log=log, follow=not no_follow)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -36,13 +37,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import aiohttp
 
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
-from sitemapkit.crawl.extract import PageFacts, extract_page
+from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts, extract_page
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.heap import BIG_BODY, trim_heap
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
-from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
 from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
@@ -158,7 +159,9 @@ class Crawler:
         self._session = session
         self._progress = progress
         self._backoff_base = backoff_base
+        #: The dedup key's policy (``--query``) and the site's spelling's (its own order).
         self.policy = query_policy(config.query)
+        self.spell_policy = dataclasses.replace(self.policy, order="keep")
         self.scope = ScopeRule(config)
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
@@ -174,7 +177,7 @@ class Crawler:
         self.renderer = renderer if renderer is not None else _renderer(self.config)
         if self.renderer is not None:
             self.renderer.bind(
-                policy=self.policy,
+                policy=self.spell_policy,  # rendered links in the site's spelling, as raw ones
                 is_site=self.scope.check,
                 allowed=self._robots_allow,
             )
@@ -186,7 +189,7 @@ class Crawler:
     # -- set-up ---------------------------------------------------------------------------
     def _prepare(self, resume: bool) -> str:
         store = self.store
-        start = normalize(self.config.start_url, policy=self.policy)
+        start = normalize(self.config.start_url, policy=self.spell_policy)
         if start is None:
             raise StoreError(f'start URL "{self.config.start_url}" cannot be crawled')
         known = store.get_meta("start_url")
@@ -201,8 +204,8 @@ class Crawler:
                 self.traps = _trap_guard(self.config, traps)
             for origin in (store.get_meta("scope_origins") or "").split():
                 self.scope.adopt(origin)
-            start_row = store.add_urls([NewUrl(known, 0, None)])
-            self._start_id = start_row[known][0]
+            start_row = store.add_urls([self._new(known, 0, None)])
+            self._start_id = start_row[self._key(known)][0]
             self._load_start_state()
             return known
         if known is not None:
@@ -214,10 +217,30 @@ class Crawler:
         store.set_meta("config", self.config.to_json())
         store.set_meta("started_at", str(time.time()))
         store.set_meta("state", "running")
-        ids = store.add_urls([NewUrl(start, 0, None)])
-        self._start_id = ids[start][0]
+        ids = store.add_urls([self._new(start, 0, None)])
+        self._start_id = ids[self._key(start)][0]
         store.commit()
         return start
+
+    def _key(self, spelling: str) -> str:
+        """The dedup key of a URL the site spelled so (its query sorted under ``sort``)."""
+        if self.policy.order == "keep" or "&" not in spelling:
+            return spelling
+        return normalize(spelling, policy=self.policy) or spelling
+
+    def _new(
+        self,
+        spelling: str,
+        depth: int,
+        found_from: int | None,
+        state: UrlState = UrlState.QUEUED,
+        reason: str | None = None,
+        detail: str | None = None,
+    ) -> NewUrl:
+        """A new URL keyed for the seen-set, keeping the site's spelling when it differs."""
+        key = self._key(spelling)
+        loc = None if key == spelling else spelling
+        return NewUrl(key, depth, found_from, state, reason, detail, loc)
 
     def _load_start_state(self) -> None:
         fate = None if self._start_id is None else self.store.fate(self._start_id)
@@ -266,7 +289,7 @@ class Crawler:
             # to the queue (released below) and count as not-crawled.
             self._stop_reason = "max-duration"
             finished = True
-        except StoreWriteError:
+        except StoreError:  # a write (disk full) or a read (corrupt file) failed mid-run
             failed = True
             raise
         finally:
@@ -323,7 +346,7 @@ class Crawler:
             store.set_meta("state", state)
             store.set_meta("ended_at", str(time.time()))
             store.commit()
-        except StoreWriteError:
+        except StoreError:
             store.rollback()
             if finished:
                 raise
@@ -418,19 +441,19 @@ class Crawler:
 
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
-        if not await self._polite.allowed(item.url):
+        if not await self._polite.allowed(item.spelling):
             await self._blocked(item)
             return
         chain: list[Claimed] = [item]
         current = item
         while True:
-            async with self._polite.slot(origin_of(current.url)):
-                response = await self._fetcher.get(current.url, want_body=_wants_body)
+            async with self._polite.slot(origin_of(current.spelling)):
+                response = await self._fetcher.get(current.spelling, want_body=_wants_body)
             self.stats.fetched += 1
             if not response.is_redirect:
                 await self._page(current, response)
                 return
-            target = normalize(response.location or "", policy=self.policy)
+            target = normalize(response.location or "", policy=self.spell_policy)
             status = int(response.status or 0)
             self.store.add_redirect(item.id, len(chain), target or str(response.location), status)
             outcome = Outcome(
@@ -450,20 +473,21 @@ class Crawler:
                 # Saved in the batch that admits the first URL of the new origin (a batch
                 # commits whole), so a resume never judges the site's own pages out of scope.
                 self.store.set_meta("scope_origins", " ".join(self.scope.origins))
-            if any(c.url == target for c in chain):
+            key = self._key(target)
+            if any(c.url == key for c in chain):
                 for c in chain:
                     loop = Outcome(
                         status=outcome.status if c is current else None,
                         reason="redirect-loop",
                         redirect_to=target if c is current else None,
-                        detail=" -> ".join([*(x.url for x in chain), target]),
+                        detail=" -> ".join([*(x.spelling for x in chain), target]),
                         fetched_at=outcome.fetched_at,
                     )
                     self._finish(c, loop, keep_status=c is not current)
                 return
             if len(chain) > MAX_REDIRECTS:
                 # Too long: every hop is marked, the chain's start first in the inventory.
-                detail = f"more than {MAX_REDIRECTS} redirects from {item.url}"
+                detail = f"more than {MAX_REDIRECTS} redirects from {item.spelling}"
                 for c in chain:
                     self._finish(
                         c,
@@ -478,7 +502,7 @@ class Crawler:
                     )
                 return
             self._finish(current, outcome)
-            known = self.store.lookup([target]).get(target)
+            known = self.store.lookup([key]).get(key)
             if known is not None:
                 # Already seen: it was, or will be, crawled (and judged) on its own.
                 self._link(current.id, [(known[0], False, "redirect")])
@@ -488,11 +512,12 @@ class Crawler:
             decided = self._judge(target, current.depth)
             if decided is not None:
                 ids = self.store.add_urls(
-                    [NewUrl(target, current.depth, current.id, UrlState.DONE, *decided)]
+                    [self._new(target, current.depth, current.id, UrlState.DONE, *decided)]
                 )
-                self._link(current.id, [(ids[target][0], False, "redirect")])
+                self._link(current.id, [(ids[key][0], False, "redirect")])
                 return
-            nxt = self.store.claim_url(target, current.depth, current.id)
+            loc = None if key == target else target
+            nxt = self.store.claim_url(key, current.depth, current.id, loc)
             if nxt is None:  # pragma: no cover - looked up just above, same thread
                 return
             self._link(current.id, [(nxt.id, False, "redirect")])
@@ -503,11 +528,15 @@ class Crawler:
             current = nxt
 
     async def _blocked(self, item: Claimed) -> None:
-        detail = await self._polite.refusal(item.url)
+        detail = await self._polite.refusal(item.spelling)
         self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
     def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
-        """A reason not to fetch ``url`` at ``depth`` (and a detail), or None."""
+        """A reason not to fetch ``url`` at ``depth`` (and a detail), or None.
+
+        ``url`` is the site's spelling: scope and trap shapes ignore query order, and
+        the trap guard's examples (printed in the summary) are URLs the site uses.
+        """
         if not self.scope.check(url):
             return ("out-of-scope", None)
         trap = self.traps.check(url, depth)
@@ -572,11 +601,11 @@ class Crawler:
             self._finish(item, out)
             return
         facts = extract_page(
-            response.body, url=item.url, headers=response.headers, policy=self.policy
+            response.body, url=item.spelling, headers=response.headers, policy=self.spell_policy
         )
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
-                item.url, response.body, response.headers, facts
+                item.spelling, response.body, response.headers, facts
             )
             if rendered is not None:
                 out.render, out.render_why = rendered.status, rendered.why
@@ -590,13 +619,13 @@ class Crawler:
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
-        elif facts.meta_refresh is not None and facts.meta_refresh != item.url:
+        elif facts.meta_refresh is not None and self._key(facts.meta_refresh) != item.url:
             # An instant meta refresh is a redirect to search engines: the target counts.
             out.reason = "redirect"
             out.redirect_to = facts.meta_refresh
         elif facts.noindex:
             out.reason = "noindex"
-        elif not facts.self_canonical and facts.canonical != item.url:
+        elif facts.canonical is not None and self._key(facts.canonical) != item.url:
             out.reason = "canonicalised-to"
             out.detail = facts.canonical
         else:
@@ -605,6 +634,8 @@ class Crawler:
             if self.config.images:
                 out.images = facts.images
         out.outlinks = len(facts.links)
+        if facts.links_dropped:
+            out.notes = (("links-capped", _links_capped(facts.links_dropped)),)
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
@@ -615,41 +646,42 @@ class Crawler:
         depth = item.depth + 1
         follow_all = self.config.follow_nofollow
         page_nofollow = facts.nofollow and not follow_all
-        # url -> (nofollow, kind, followable); first occurrence names the kind.
-        found: dict[str, tuple[bool, str, bool]] = {}
+        # key -> (nofollow, kind, followable, spelling); the first occurrence names the
+        # kind and the spelling (what the sitemap will list, never the sorted key).
+        found: dict[str, tuple[bool, str, bool, str]] = {}
+        key = self._key
         for link in facts.links:
             nofollow = link.nofollow or facts.nofollow
             followable = link.kind in _FOLLOW_KINDS and (
                 follow_all or not (link.nofollow or page_nofollow)
             )
-            found[link.url] = (nofollow, link.kind, followable)
-        if facts.canonical is not None and facts.canonical not in found:
-            found[facts.canonical] = (False, "canonical", True)
+            found.setdefault(key(link.url), (nofollow, link.kind, followable, link.url))
+        if facts.canonical is not None:
+            found.setdefault(key(facts.canonical), (False, "canonical", True, facts.canonical))
         for alt in facts.alternates:
-            if alt.href not in found:
-                found[alt.href] = (False, "alternate", True)
+            found.setdefault(key(alt.href), (False, "alternate", True, alt.href))
         found.pop(item.url, None)
         if not found:
             return
         store = self.store
         ids = store.lookup(list(found))
         rows: list[NewUrl] = []
-        for url, (_nofollow, _kind, followable) in found.items():
+        for url, (_nofollow, _kind, followable, spelling) in found.items():
             if url in ids:
                 continue
             # Judged once, when first seen: trap counters must not count repeats.
-            decided = self._judge(url, depth)
+            decided = self._judge(spelling, depth)
             if decided is not None:
-                rows.append(NewUrl(url, depth, item.id, UrlState.DONE, *decided))
+                rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
             elif not followable:
-                rows.append(NewUrl(url, depth, item.id, UrlState.HELD, "nofollow-only"))
+                rows.append(self._new(spelling, depth, item.id, UrlState.HELD, "nofollow-only"))
             else:
-                rows.append(NewUrl(url, depth, item.id))
+                rows.append(self._new(spelling, depth, item.id))
         if rows:
             ids.update(store.add_urls(rows))
         held_to_queue: list[tuple[int, int]] = []
         link_rows: list[LinkRow] = []
-        for url, (nofollow, kind, followable) in found.items():
+        for url, (nofollow, kind, followable, _spelling) in found.items():
             hit = ids.get(url)
             if hit is None:
                 continue
@@ -669,16 +701,23 @@ class Crawler:
         await self._polite.robots(origin)
         listed = self._polite.sitemaps.get(origin) or [origin + "/sitemap.xml"]
         batch: list[NewUrl] = []
-        async for url in sitemap_urls(listed, session=session, policy=self.policy):
+        async for url in sitemap_urls(listed, session=session, policy=self.spell_policy):
             decided = self._judge(url, 1)
             if decided is None:
-                batch.append(NewUrl(url, 1, self._start_id))
+                batch.append(self._new(url, 1, self._start_id))
             if len(batch) >= 500:
                 self.store.add_urls(batch)
                 batch.clear()
         if batch:
             self.store.add_urls(batch)
         self.store.commit()
+
+
+def _links_capped(dropped: int) -> str:
+    return (
+        f"the page has more than {MAX_LINKS_PER_PAGE:,} links; the first {MAX_LINKS_PER_PAGE:,} "
+        f"were read, {dropped:,} more link elements were not"
+    )
 
 
 def _renderer(config: CrawlConfig) -> Renderer | None:

@@ -460,12 +460,8 @@ def _run_locs(doc: Doc, nodes: list[Item], out: _Out) -> list[str]:
     locs: list[str] = []
     add = locs.append
     for node in nodes:
-        if isinstance(node, LocRun):
-            run = node.locs
-            if all_plain(run):
-                locs.extend(run)
-            else:  # a run has no lines: its left-out locs are noted without one
-                locs.extend(loc for loc in run if _keep(doc, loc, None, out))
+        if isinstance(node, LocRun):  # the loc lane hands out only runs of plain locs
+            locs.extend(node.locs)
         elif isinstance(node, tuple):
             loc = node[1].strip()
             if node[0] and loc and _keep(doc, loc, node[5], out):
@@ -506,6 +502,54 @@ def iter_locs(
 ) -> Iterator[list[str]]:
     """Batches of loc strings of ``source`` (the fast path of ``sitemapkit urls``)."""
     yield from _run_sync(_alocs([source], limits=limits or ReadLimits(), log=log, follow=follow))
+
+
+def _dated_rows(doc: Doc, nodes: list[Item], out: _Out, follow: bool) -> list[tuple[str, str]]:
+    """``(loc, lastmod text or "")`` of one batch; plain urlset entries without an entry each."""
+    if doc.kind != "urlset":
+        return [(b.entry.loc, str(b.entry.lastmod or "")) for b in _batch(doc, nodes, out, follow)]
+    core = doc.core_ns
+    if core not in TOLERATED_CORE_NS:
+        return []
+    rows: list[tuple[str, str]] = []
+    lines: list[int | None] = []
+    for node in nodes:
+        if isinstance(node, tuple):
+            loc = node[1].strip()
+            if node[0] and loc:
+                rows.append((loc, (node[2] or "").strip()))
+                lines.append(node[5])
+        elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
+            e = to_url_entry(node, core)
+            if e is not None:
+                rows.append((e.loc, str(e.lastmod or "")))
+                lines.append(node.line)
+    if all_plain([r[0] for r in rows]):
+        return rows
+    return [r for r, line in zip(rows, lines, strict=True) if _keep(doc, r[0], line, out)]
+
+
+async def _adated(
+    sources: list[str], *, limits: ReadLimits, log: list[Finding] | None
+) -> AsyncGenerator[list[tuple[str, str]], None]:
+    walker = Walker(session=None, limits=limits, follow=True, lean=True)
+    out = _Out(log)
+    async for ev in walker.walk(sources):
+        if ev.kind != "nodes":
+            _note(ev, out)
+            continue
+        rows = _dated_rows(ev.doc, ev.nodes, out, True)
+        if rows:
+            yield rows
+    out.close()
+
+
+def iter_dated_locs(
+    source: str, *, limits: ReadLimits | None = None, log: list[Finding] | None = None
+) -> Iterator[list[tuple[str, str]]]:
+    """Batches of ``(loc, lastmod text or "")``: what the visual map needs, ~2x faster than
+    :func:`iter_entries` (no entry objects); the same entries, findings and caps."""
+    yield from _run_sync(_adated([source], limits=limits or ReadLimits(), log=log))
 
 
 def _limits(limits: ReadLimits | None, caps: dict[str, Any]) -> ReadLimits:

@@ -45,7 +45,11 @@ class UrlState(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class NewUrl:
-    """A URL found on a page (or given as a seed), before the store has seen it."""
+    """A URL found on a page (or given as a seed), before the store has seen it.
+
+    ``url`` is the dedup key (the query sorted under ``--query sort``); ``loc`` is
+    the site's own spelling when it differs: the URL fetched, shown and written.
+    """
 
     url: str
     depth: int
@@ -53,15 +57,22 @@ class NewUrl:
     state: UrlState = UrlState.QUEUED
     reason: str | None = None
     detail: str | None = None
+    loc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Claimed:
-    """A frontier URL handed to a worker."""
+    """A frontier URL handed to a worker (``url`` the key, ``loc`` as for :class:`NewUrl`)."""
 
     id: int
     url: str
     depth: int
+    loc: str | None = None
+
+    @property
+    def spelling(self) -> str:
+        """The URL as the site writes it: what is fetched and what the sitemap lists."""
+        return self.url if self.loc is None else self.loc
 
 
 @dataclass(slots=True)
@@ -89,6 +100,8 @@ class Outcome:
     render_why: str | None = None
     #: Links only the rendered page had (its raw HTML lacked them).
     rendered_links: tuple[str, ...] = ()
+    #: ``(code, message)`` facts that do not change the fate (``links-capped`` ...).
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,8 +235,10 @@ class CrawlStore(Protocol):
         """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``."""
         ...
 
-    def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
-        """Claim one URL (a redirect target) unless the store already knows it."""
+    def claim_url(
+        self, url: str, depth: int, found_from: int | None, loc: str | None = None
+    ) -> Claimed | None:
+        """Claim one URL (a redirect target, spelled ``loc``) unless the store knows it."""
         ...
 
     def finish(self, url_id: int, outcome: Outcome) -> None: ...
@@ -257,6 +272,14 @@ class CrawlStore(Protocol):
         ...
 
     def sitemap_rows(self) -> Iterator[SitemapRow]: ...
+
+    def add_notes(self, notes: Sequence[tuple[str, str, str]]) -> None:
+        """Record ``(url, code, message)`` notes on pages named by their URL or spelling."""
+        ...
+
+    def note_counts(self) -> dict[str, tuple[int, str]]:
+        """Pages noted per code, with the first such page's URL (for the summary)."""
+        ...
 
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""

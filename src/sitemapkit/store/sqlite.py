@@ -49,6 +49,7 @@ from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
+_T = TypeVar("_T")
 
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
@@ -113,6 +114,15 @@ _MIGRATIONS: tuple[str, ...] = (
     """,
     # 3: the audit's listed URLs and findings (sitemapkit audit).
     AUDIT_SCHEMA,
+    # 4: the site's own spelling of a URL where it differs from the dedup key in ``url``
+    # (a sorted query is a key, never a URL to publish), and notes on pages that do not
+    # change their fate (``links-capped``, annotations the writer left out).
+    """
+    ALTER TABLE urls ADD COLUMN loc TEXT;
+    CREATE INDEX urls_loc ON urls(loc) WHERE loc IS NOT NULL;
+    CREATE TABLE notes (page_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL);
+    CREATE INDEX notes_page ON notes(page_id);
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -157,17 +167,42 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             raise
 
 
-def _writes(
-    method: Callable[Concatenate[SqliteStore, _P], _R],
-) -> Callable[Concatenate[SqliteStore, _P], _R]:
-    """Turn an ``sqlite3`` failure of a write into one :class:`StoreWriteError` line."""
+_Method = Callable[Concatenate["SqliteStore", _P], _R]
+
+
+def _guard(what: str, error: type[StoreError]) -> Callable[[_Method[_P, _R]], _Method[_P, _R]]:
+    """Turn an ``sqlite3`` failure into one ``error`` line naming the file and the cause."""
+
+    def decorate(method: _Method[_P, _R]) -> _Method[_P, _R]:
+        @functools.wraps(method)
+        def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                raise error(f"{self.name}: cannot {what} the crawl state: {exc}") from exc
+
+        return guarded
+
+    return decorate
+
+
+#: Writes: a failure (disk full, I/O) ends a crawl, resumable from the last commit.
+_writes = _guard("write", StoreWriteError)
+#: Reads: a failure (a corrupt file) is one line, not a traceback.
+_reads = _guard("read", StoreError)
+
+
+def _streams(
+    method: Callable[Concatenate[SqliteStore, _P], Iterator[_T]],
+) -> Callable[Concatenate[SqliteStore, _P], Iterator[_T]]:
+    """:data:`_reads` for a method that streams rows (the failure may come mid-stream)."""
 
     @functools.wraps(method)
-    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[_T]:
         try:
-            return method(self, *args, **kwargs)
+            yield from method(self, *args, **kwargs)
         except sqlite3.Error as exc:
-            raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+            raise StoreError(f"{self.name}: cannot read the crawl state: {exc}") from exc
 
     return guarded
 
@@ -192,6 +227,7 @@ class SqliteStore(AuditTables):
         if mode == "read":
             if not is_crawl_db(self.path):
                 raise StoreError(f"{self.path}: not a sitemapkit crawl database")
+            self._upgrade()
             self._conn = _connect(self.path, readonly=True)
         else:
             self._lock = StoreLock(self.path)
@@ -204,6 +240,28 @@ class SqliteStore(AuditTables):
         self._in_tx = False
         self._closed = False
         self._cache: dict[str, tuple[int, UrlState]] = {}
+
+    def _upgrade(self) -> None:
+        """Bring a crawl made by an older sitemapkit up to this schema before reading it.
+
+        The readers' queries name the newest tables; a writer migrates when it
+        opens, so only a crawl nobody has opened since an upgrade needs this, and
+        it takes the lock for the few milliseconds the migrations need.
+        """
+        try:
+            conn = _connect(self.path, readonly=True)
+            try:
+                current = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the crawl state: {exc}") from exc
+        if current < SCHEMA_VERSION:
+            lock = StoreLock(self.path)
+            try:
+                self._open_for_writing().close()
+            finally:
+                lock.release()
 
     def _prepare_file(self, mode: OpenMode) -> None:
         if mode == "replace":
@@ -264,6 +322,7 @@ class SqliteStore(AuditTables):
                 self._lock.release()
 
     # -- meta ---------------------------------------------------------------------
+    @_reads
     def get_meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -276,10 +335,12 @@ class SqliteStore(AuditTables):
             (key, value),
         )
 
+    @_reads
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
 
     # -- frontier -----------------------------------------------------------------
+    @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
         """Id and state of each of ``urls`` the store already knows (others are absent)."""
         found: dict[str, tuple[int, UrlState]] = {}
@@ -325,10 +386,10 @@ class SqliteStore(AuditTables):
             return found
         conn = self._begin()
         conn.executemany(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail, loc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
-                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail)
+                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail, n.loc)
                 for n in missing.values()
             ],
         )
@@ -354,25 +415,27 @@ class SqliteStore(AuditTables):
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
+            "SELECT id, url, depth, loc FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
 
     @_writes
-    def claim_url(self, url: str, depth: int, found_from: int | None) -> Claimed | None:
+    def claim_url(
+        self, url: str, depth: int, found_from: int | None, loc: str | None = None
+    ) -> Claimed | None:
         conn = self._begin()
         cur = conn.execute(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state) VALUES (?, ?, ?, 1)",
-            (url, depth, found_from),
+            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?)",
+            (url, depth, found_from, loc),
         )
         if cur.rowcount != 1:
             return None
         url_id = int(cur.lastrowid or 0)
         self._cache[url] = (url_id, UrlState.CLAIMED)
-        return Claimed(url_id, url, depth)
+        return Claimed(url_id, url, depth, loc)
 
     @_writes
     def release_claims(self) -> int:
@@ -415,6 +478,11 @@ class SqliteStore(AuditTables):
                 "INSERT INTO images(page_id, loc) VALUES (?, ?)",
                 [(url_id, loc) for loc in outcome.images],
             )
+        if outcome.notes:
+            conn.executemany(
+                "INSERT INTO notes(page_id, code, message) VALUES (?, ?, ?)",
+                [(url_id, code, message) for code, message in outcome.notes],
+            )
         if outcome.render is not None:
             conn.execute(
                 "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
@@ -428,6 +496,7 @@ class SqliteStore(AuditTables):
             (reason, detail, url_id),
         )
 
+    @_reads
     def fate(self, url_id: int) -> Fate | None:
         row = self._conn.execute(
             "SELECT state, status, reason FROM urls WHERE id = ?", (url_id,)
@@ -456,13 +525,16 @@ class SqliteStore(AuditTables):
         )
 
     # -- reading ------------------------------------------------------------------
+    @_reads
     def counts(self) -> dict[str, int]:
         return _counts(self._conn)
 
+    @_reads
     def queued(self) -> int:
         """URLs waiting in the frontier (a count over the partial queue index)."""
         return int(self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()[0])
 
+    @_reads
     def reasons(self) -> dict[str, int]:
         return {
             str(reason): int(n)
@@ -472,9 +544,33 @@ class SqliteStore(AuditTables):
             )
         }
 
+    @_streams
     def sitemap_rows(self) -> Iterator[SitemapRow]:
         return _sitemap_rows(self._conn)
 
+    @_writes
+    def add_notes(self, notes: Sequence[tuple[str, str, str]]) -> None:
+        if notes:
+            self._begin().executemany(
+                "INSERT INTO notes(page_id, code, message) "
+                "SELECT u.id, ?, ? FROM urls u WHERE (u.url = ? OR u.loc = ?) AND NOT EXISTS "
+                "(SELECT 1 FROM notes n WHERE n.page_id = u.id AND n.code = ? AND n.message = ?) "
+                "LIMIT 1",
+                [(code, msg, url, url, code, msg) for url, code, msg in notes],
+            )
+
+    @_reads
+    def note_counts(self) -> dict[str, tuple[int, str]]:
+        return {
+            str(code): (int(n), str(url))
+            for code, n, url in self._conn.execute(
+                "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
+                "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
+                "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
+            )
+        }
+
+    @_streams
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
@@ -493,6 +589,7 @@ class SqliteStore(AuditTables):
             for row in rows:
                 yield _record(row)
 
+    @_reads
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
 
@@ -517,7 +614,9 @@ def _counts(conn: sqlite3.Connection) -> dict[str, int]:
 def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
     has_alt = conn.execute("SELECT 1 FROM alternates LIMIT 1").fetchone() is not None
     has_img = conn.execute("SELECT 1 FROM images LIMIT 1").fetchone() is not None
-    cur = conn.execute("SELECT id, url, lastmod FROM urls WHERE indexable = 1 ORDER BY id")
+    cur = conn.execute(
+        "SELECT id, COALESCE(loc, url), lastmod FROM urls WHERE indexable = 1 ORDER BY id"
+    )
     while True:
         rows = cur.fetchmany(1000)
         if not rows:
@@ -544,10 +643,12 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 
 
 _RECORD_SQL = (
-    "SELECT u.url, u.status, u.depth, u.title, u.canonical, u.indexable, u.reason, "
-    "(SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), u.outlinks, "
-    "u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, u.detail, f.url, "
-    "r.status, r.why, r.links "
+    "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
+    "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
+    "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
+    "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
+    "(SELECT group_concat(n.code || ': ' || n.message, char(10)) FROM notes n "
+    "WHERE n.page_id = u.id) "
     "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 
@@ -566,6 +667,8 @@ def _record(row: Sequence[object]) -> PageRecord:
         extra["render"] = str(row[16])
         extra["render_why"] = str(row[17] or "")
         extra["rendered_links"] = " ".join(str(row[18]).split())
+    if row[19] is not None:  # links-capped, annotations the writer left out ...
+        extra["notes"] = str(row[19])
     return PageRecord(
         url=str(row[0]),
         status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
@@ -585,16 +688,18 @@ def _record(row: Sequence[object]) -> PageRecord:
 
 
 def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
-    row = conn.execute(_RECORD_SQL + " WHERE u.url = ?", (url,)).fetchone()
+    row = conn.execute(_RECORD_SQL + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None
     ids = conn.execute(
-        "SELECT id, found_from, fetched_at FROM urls WHERE url = ?", (url,)
+        "SELECT id, found_from, fetched_at FROM urls WHERE url = ? OR loc = ?", (url, url)
     ).fetchone()
     url_id, found_from_id, fetched_at = ids
     found_from = found_how = None
     if found_from_id is not None:
-        src = conn.execute("SELECT url FROM urls WHERE id = ?", (found_from_id,)).fetchone()
+        src = conn.execute(
+            "SELECT COALESCE(loc, url) FROM urls WHERE id = ?", (found_from_id,)
+        ).fetchone()
         found_from = None if src is None else str(src[0])
         how = conn.execute(
             "SELECT kind, nofollow FROM links WHERE to_id = ? AND from_id = ? LIMIT 1",
@@ -607,7 +712,7 @@ def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
     current = url
     while True:
         hop = conn.execute(
-            "SELECT status, redirect_to FROM urls WHERE url = ?", (current,)
+            "SELECT status, redirect_to FROM urls WHERE url = ? OR loc = ?", (current, current)
         ).fetchone()
         if hop is None:
             chain.append((current, None))

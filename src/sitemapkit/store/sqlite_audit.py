@@ -174,7 +174,8 @@ class AuditTables:
 
     def unlisted_indexable(self) -> Iterator[tuple[str, int]]:
         cur = self._conn.execute(
-            "SELECT u.url, (SELECT COUNT(DISTINCT k.from_id) FROM links k WHERE k.to_id = u.id "
+            "SELECT COALESCE(u.loc, u.url), (SELECT COUNT(DISTINCT k.from_id) FROM links k "
+            "WHERE k.to_id = u.id "
             f"AND k.from_id != u.id AND k.nofollow = 0 AND k.kind IN {_LINK_KINDS}) AS n "
             "FROM urls u WHERE u.indexable = 1 "
             "AND NOT EXISTS (SELECT 1 FROM listed l WHERE l.key = u.url AND l.kind = 'loc') "

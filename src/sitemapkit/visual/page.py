@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sitemapkit.fileio import atomic_open
 from sitemapkit.model import PageRecord
-from sitemapkit.visual.payload import PACK_OVER, build_payload, pack, script_safe_json
+from sitemapkit.visual.payload import PACK_OVER, build_payload, encode_data
 from sitemapkit.visual.tree import (
     DEFAULT_MAX_CHILDREN,
     MAX_TITLE,
@@ -162,10 +162,9 @@ def render_html(
     payload = build_payload(
         tree, title=title, source_kind=source_kind, max_children=max_children, generated=generated
     )
-    data = script_safe_json(payload)
+    data, packed = encode_data(payload, pack_over)
     del payload
-    if len(data) > pack_over:
-        data = pack(data)
+    if packed:
         data_tag = (
             '<script id="sitemap-data" type="application/octet-stream" data-encoding="deflate">'
         )

@@ -35,14 +35,24 @@ the browser parses a short HTML text and inflates natively.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import zlib
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 from sitemapkit.visual.tree import COLUMN_DEFAULTS, MAX_TITLE, SiteTree
 
-__all__ = ["FORMAT_VERSION", "MAX_TITLE", "PACK_OVER", "build_payload", "pack", "script_safe_json"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_TITLE",
+    "PACK_OVER",
+    "build_payload",
+    "encode_data",
+    "pack",
+    "script_safe_json",
+]
 
 #: Bump when the JSON shape changes; the page refuses data it does not know.
 FORMAT_VERSION = 2
@@ -134,5 +144,37 @@ def pack(text: str) -> str:
 
     The page inflates it with the browser's ``DecompressionStream("deflate")``.
     """
-    raw = text.encode("utf-8", errors="replace")
-    return base64.b64encode(zlib.compress(raw, PACK_LEVEL)).decode("ascii")
+    return _pack_pieces([text])
+
+
+def _pack_pieces(pieces: Iterable[str]) -> str:
+    deflate = zlib.compressobj(PACK_LEVEL)
+    out = [deflate.compress(p.encode("utf-8", errors="replace")) for p in pieces]
+    out.append(deflate.flush())
+    return base64.b64encode(b"".join(out)).decode("ascii")
+
+
+def _pieces(payload: dict[str, Any]) -> Iterator[str]:
+    """The payload's script-safe JSON one key at a time (the same text as a whole dump)."""
+    yield "{"
+    for n, (key, value) in enumerate(payload.items()):
+        yield ("," if n else "") + script_safe_json(key) + ":"
+        yield script_safe_json(value)
+    yield "}"
+
+
+def encode_data(payload: dict[str, Any], pack_over: int = PACK_OVER) -> tuple[str, bool]:
+    """The text of the page's data element, and whether it is packed (:func:`pack`).
+
+    Built one key at a time: a million-URL payload is never one 35 MB JSON
+    string; past ``pack_over`` characters the rest streams into the deflater.
+    """
+    pieces = _pieces(payload)
+    head: list[str] = []
+    size = 0
+    for piece in pieces:
+        head.append(piece)
+        size += len(piece)
+        if size > pack_over:
+            return _pack_pieces(itertools.chain(head, pieces)), True
+    return "".join(head), False

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import gc
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -177,7 +178,7 @@ class Node:
         return bool(self.tree.kinds[self.index] & QUERY)
 
     @property
-    def children(self) -> list[int]:
+    def children(self) -> Sequence[int]:
         return self.tree.children(self.index)
 
     @property
@@ -190,7 +191,7 @@ class Node:
         return t.depth_parents[self.index] if t.has_depth_tree else -1
 
     @property
-    def depth_children(self) -> list[int]:
+    def depth_children(self) -> Sequence[int]:
         return self.tree.children(self.index, "depth")
 
     @property
@@ -252,10 +253,10 @@ class SiteTree:
     def __init__(self) -> None:
         self.kinds = bytearray()  # Kind | TRAILING | QUERY | PAGE
         self.segments: list[str] = []
-        self.parents: list[int] = []
-        self.counts: list[int] = []  # pages in the subtree, the node included
-        self.rows: list[int] = []  # row of the node's page in cols, -1 for virtual nodes
-        self.kids: list[list[int] | None] = []
+        self.parents = array("i")
+        self.counts = array("i")  # pages in the subtree, the node included
+        self.rows = array("i")  # row of the node's page in cols, -1 for virtual nodes
+        self.kids: list[array[int] | None] = []
         self.overrides: dict[int, str] = {}  # node -> URL the path cannot rebuild
         self.strings: list[str] = [""]
         self.cols: dict[str, list[Any]] = {}  # only columns some page has a value for
@@ -359,9 +360,9 @@ class SiteTree:
             redirect_to=self.redirect.get(row), extra=extra,
         )  # fmt: skip
 
-    def children(self, i: int, view: str = "path") -> list[int]:
+    def children(self, i: int, view: str = "path") -> Sequence[int]:
         kids = self.depth_kids[i] if view == "depth" else self.kids[i]
-        return kids if kids is not None else []
+        return kids if kids is not None else ()
 
     def page_count(self, i: int, view: str = "path") -> int:
         return self.depth_counts[i] if view == "depth" else self.counts[i]

@@ -138,6 +138,25 @@ class Source:
     def _long(self, long: LongLine) -> None:
         self._on_error(long.number, InputError(long.message(), rule="line-too-long"))
 
+    def _decoded(self) -> Iterator[tuple[int, str]]:
+        """``(line, text)`` for every line (a run decoded at once); bad lines reported."""
+        for run in self._lines.runs():
+            if isinstance(run, LongLine):
+                self._long(run)
+                continue
+            number, body = run
+            try:
+                yield from enumerate(body.decode("utf-8").split("\n"), number)
+                continue
+            except UnicodeDecodeError:
+                pass
+            for line, raw in enumerate(body.split(b"\n"), number):
+                try:
+                    yield line, raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    error = InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
+                    self._on_error(line, error)
+
 
 class TextSource(Source):
     """One URL per line; blanks and ``#`` comments skipped.
@@ -260,18 +279,8 @@ class CsvSource(Source):
 
     def _cells(self) -> Iterator[tuple[int, list[str]]]:
         """``(line, cells)`` for every line that parses as one CSV row; errors reported."""
-        for item in self._lines.lines():
-            if isinstance(item, LongLine):
-                self._long(item)
-                continue
-            number, raw = item
-            try:
-                line = raw.decode("utf-8").removesuffix("\r")
-            except UnicodeDecodeError as exc:
-                self._on_error(
-                    number, InputError(f"not UTF-8 ({exc.reason})", rule="encoding-not-utf8")
-                )
-                continue
+        for number, text in self._decoded():
+            line = text.removesuffix("\r")
             if '"' not in line:
                 yield number, line.split(",")
                 continue
@@ -281,29 +290,31 @@ class CsvSource(Source):
                 self._on_error(number, _csv_error(exc))
 
     def __iter__(self) -> Iterator[Item]:
-        columns = self.columns
+        width = len(self.columns)
+        at = {column: i for i, column in enumerate(self.columns)}
+        i_loc, i_lastmod = at["loc"], at.get("lastmod")
+        hints = [at[c] for c in ("changefreq", "priority") if c in at]
         for number, row in self._rows:
-            if not any(cell.strip() for cell in row):
-                continue
-            if len(row) != len(columns):
-                message = f"{len(row)} fields where the header has {len(columns)}"
-                self._on_error(number, InputError(message, rule="csv-invalid"))
-                continue
-            values = {c: (v.strip() or None) for c, v in zip(columns, row, strict=True)}
-            loc = values.get("loc")
-            if loc is None:
-                self._on_error(number, InputError("loc is empty", rule="loc-missing"))
+            if len(row) != width or not row[i_loc].strip():
+                if not "".join(row).strip():
+                    continue  # a blank row
+                if len(row) != width:
+                    message = f"{len(row)} fields where the header has {width}"
+                    self._on_error(number, InputError(message, rule="csv-invalid"))
+                else:
+                    self._on_error(number, InputError("loc is empty", rule="loc-missing"))
                 continue
             self._line = number
-            lastmod = values.get("lastmod")
-            if values.get("changefreq") is None and values.get("priority") is None:
+            loc = row[i_loc].strip()
+            lastmod = None if i_lastmod is None else (row[i_lastmod].strip() or None)
+            if not hints or not any(row[i].strip() for i in hints):
                 yield loc if lastmod is None else (loc, lastmod)
                 continue
             yield UrlEntry(
                 loc,
                 lastmod=lastmod,
-                changefreq=values.get("changefreq"),
-                priority=values.get("priority"),
+                changefreq=row[at["changefreq"]].strip() or None if "changefreq" in at else None,
+                priority=row[at["priority"]].strip() or None if "priority" in at else None,
             )
 
 
@@ -332,12 +343,20 @@ class JsonlSource(Source):
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 self._on_error(number, InputError(f"not a JSON value: {exc}", rule="jsonl-invalid"))
                 continue
+            self._line = number
+            if type(value) is dict and 0 < len(value) <= 2:  # {"loc"} or {"loc", "lastmod"}
+                loc, lastmod = value.get("loc"), value.get("lastmod")
+                if type(loc) is str and len(value) == 1:
+                    yield loc
+                    continue
+                if type(loc) is str and type(lastmod) is str:
+                    yield loc, lastmod
+                    continue
             try:
                 entry: Item = value if isinstance(value, str) else entry_from_json(value)
             except InputError as exc:
                 self._on_error(number, exc)
                 continue
-            self._line = number
             yield entry
 
 

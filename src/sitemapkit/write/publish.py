@@ -162,8 +162,9 @@ def publish_set(
     """Rename every ``(temp, final)`` pair into place, root last; return warnings.
 
     ``moves`` must end with the root.  ``stale_pattern`` matches the names a set
-    of this basename uses; it only decides what to *warn* about in a folder
-    without a manifest, never what to remove.
+    of this basename uses: a name is removed only when the previous manifest
+    lists it *and* it has that shape; in a folder without a manifest the
+    pattern only decides what to warn about.
     """
     new = [dst.name for _, dst in moves]
     old = read_manifest(out_dir, basename)
@@ -186,6 +187,8 @@ def publish_set(
     keep = set(new)
     warnings = _strays(out_dir, keep, stale_pattern) if old is None else []
     for name in sorted((old or set()) - keep):
+        if not stale_pattern.fullmatch(name):
+            continue  # a manifest names only our files; anything else is not removed
         _step(f"remove {name}")
         path = out_dir / name
         with contextlib.suppress(FileNotFoundError, IsADirectoryError):

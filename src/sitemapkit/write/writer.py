@@ -729,7 +729,7 @@ class SitemapSetWriter:
         that knows the input size (``build`` reading a file) saves those.
         """
         if self._seen is not None and self._seen.count == 0 and self.urls == 0:
-            slots = -(-urls * 9 // 8 // BUCKETS)  # 1/8 spare: few regions overflow
+            slots = -(-urls * 3 // 2 // BUCKETS)  # half again: few regions overflow
             self._seen = SeenUrls(slots=max(START_SLOTS, min(slots, 1 << 16)))
 
     def add_plain(self, urls: list[str]) -> bool:
