@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -128,3 +129,57 @@ def test_unaligned_match_is_not_a_hit() -> None:
 def test_fingerprint_uses_the_bits_above_the_bucket() -> None:
     h = (0xABCDEF0123 << BUCKET_BITS) | 0x1234
     assert fingerprint(h) == (0xABCDEF0123).to_bytes(FP_BYTES, "little")
+
+
+def test_add_new_is_all_or_nothing() -> None:
+    """The validator's bulk path: a block with one known URL leaves the set as it was."""
+    seen = SeenUrls()
+    before = [hash(f"u{i}") for i in range(1000)]
+    assert seen.add_new(before)
+    fresh = [hash(f"v{i}") for i in range(500)]
+    assert not seen.add_new([*fresh, before[10]])
+    assert len(seen) == 1000
+    # none of the fresh ones stayed; every old one is still there
+    assert all(seen.add(f"v{i}") for i in range(500))
+    assert not any(seen.add(f"u{i}") for i in range(1000))
+
+
+def test_add_new_through_full_regions_and_growth() -> None:
+    """add_new finds fingerprints in the overflow and survives the regions growing mid-call."""
+    seen = SeenUrls(slots=1)
+    first = [hash(f"https://example.com/{i}") for i in range(300_000)]
+    for start in range(0, len(first), 10_000):
+        assert seen.add_new(first[start : start + 10_000])
+    assert len(seen) == 300_000
+    assert all(seen.contains_hash(h) for h in first[::997])
+    assert not seen.add_new([hash("https://example.com/new"), first[-1]])
+    assert seen.add("https://example.com/new")
+    assert not seen.add("https://example.com/299999")
+
+
+def test_add_has_one_meaning_for_urls_and_hashes() -> None:
+    seen = SeenUrls()
+    assert seen.add("https://example.com/a")
+    assert not seen.add("https://example.com/a")
+    assert not seen.add_hash(hash("https://example.com/a"))
+    assert seen.add_hash(hash("https://example.com/b"))
+    assert "https://example.com/b" in seen
+
+
+@pytest.mark.parametrize("slots", [1, 4])
+def test_add_new_agrees_with_a_set_while_the_regions_grow(slots: int) -> None:
+    """Random blocks, some holding a known hash, against a plain set (growth mid-block:
+    a fingerprint must not be left in the overflow of a region that has room again)."""
+    rnd = random.Random(slots)
+    seen = SeenUrls(slots=slots)
+    ref: set[int] = set()
+    for step in range(1500):
+        block = list({hash(f"u{rnd.randint(0, 200_000)}") for _ in range(rnd.randint(1, 300))})
+        new = not any(h in ref for h in block)
+        assert seen.add_new(block) is new
+        if new:
+            ref.update(block)
+        if step % 250 == 0:
+            assert all(seen.contains_hash(h) for h in ref)
+    assert len(seen) == len(ref)
+    assert all(seen.contains_hash(h) for h in ref)

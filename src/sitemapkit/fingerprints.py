@@ -1,4 +1,6 @@
-"""A compact set of URL fingerprints for first-wins duplicate removal.
+"""The ONE compact set of URL fingerprints: the writer's first-wins dedup and the validator's
+duplicate check across a set both use :class:`SeenUrls`, with one meaning of ``add``
+(``True``: new, ``False``: already there).
 
 A Python ``set`` of the URLs (or of their hashes) costs 50-100 bytes per URL:
 about 1 GB at 10,000,000 URLs.  This table keeps 56 bits of each URL's 64-bit
@@ -56,7 +58,7 @@ import mmap
 from array import array
 from typing import Final
 
-BUCKET_BITS: Final = 16
+BUCKET_BITS: Final = 16  # SeenUrls.first_seen/add_new spell these out: change them with
 BUCKETS: Final = 1 << BUCKET_BITS
 BUCKET_MASK: Final = BUCKETS - 1
 FP_BYTES: Final = 5
@@ -106,16 +108,39 @@ class SeenUrls:
         self.count = 0
 
     def add(self, url: str) -> bool:
-        """Remember ``url``; ``False`` when it was already there (a duplicate)."""
+        """Remember ``url``; ``False`` when it was already there (a duplicate).
+
+        The body of :meth:`add_hash`, not a call to it: the writer calls this once per
+        URL and a second call would cost as much as the work.
+        """
         h = hash(url)
         b = h & BUCKET_MASK
         fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
         start = b * self.region
         end = self.ends[b]
         if end - start < self.region:
-            if _find(self.arena, fp, start, end) >= 0:
+            arena = self.arena
+            i = arena.find(fp, start, end)
+            if i >= 0 and (i % FP_BYTES == 0 or _find(arena, fp, i + 1, end) >= 0):
                 return False
-            self.arena[end : end + FP_BYTES] = fp
+            arena[end : end + FP_BYTES] = fp
+            self.ends[b] = end + FP_BYTES
+            self.count += 1
+            return True
+        return self.add_full(b, fp)
+
+    def add_hash(self, h: int) -> bool:
+        """:meth:`add` for a ``hash()`` value already at hand (the validator hashes in bulk)."""
+        b = h & BUCKET_MASK
+        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
+        start = b * self.region
+        end = self.ends[b]
+        if end - start < self.region:
+            arena = self.arena
+            i = arena.find(fp, start, end)
+            if i >= 0 and (i % FP_BYTES == 0 or _find(arena, fp, i + 1, end) >= 0):
+                return False
+            arena[end : end + FP_BYTES] = fp
             self.ends[b] = end + FP_BYTES
             self.count += 1
             return True
@@ -187,10 +212,93 @@ class SeenUrls:
                 self.extra[b] = bytearray(rest[k:])
             self.overflowed += len(rest) // FP_BYTES
 
-    def __contains__(self, url: object) -> bool:
-        if not isinstance(url, str):
+    def first_seen(self, urls: list[str]) -> tuple[list[str], int]:
+        """The URLs of ``urls`` not seen before (now remembered), and how many were.
+
+        The writer's bulk path (``build`` from a URL list): :meth:`add` for a run, with
+        the common case inlined, because a call per URL costs as much as the work.
+        """
+        arena, ends, region = self.arena, self.ends, self.region
+        find = arena.find
+        fresh: list[str] = []
+        keep = fresh.append
+        added = 0
+        for loc in urls:
+            h = hash(loc)
+            b = h & 0xFFFF  # BUCKET_MASK, BUCKET_BITS, FP_MASK and FP_BYTES spelled out
+            fp = ((h >> 16) & 0xFF_FFFF_FFFF).to_bytes(5, "little")
+            start = b * region
+            end = ends[b]
+            i = find(fp, start, end)
+            if i >= 0 and (i % 5 == 0 or _find(arena, fp, i + 1, end) >= 0):
+                continue
+            if end - start < region:
+                arena[end : end + 5] = fp
+                ends[b] = end + 5
+                added += 1
+                keep(loc)
+                continue
+            self.count += added
+            added = 0
+            if self.add_spill(b, fp):  # may grow the regions
+                keep(loc)
+            region = self.region
+        self.count += added
+        return fresh, len(urls) - len(fresh)
+
+    def add_new(self, hashes: list[int]) -> bool:
+        """Add ``hashes`` (distinct ``hash()`` values) if none is there yet; else add none.
+
+        Why all or nothing: the validator clears thousands of URLs at a time and falls
+        back to the exact per-entry path when one is a duplicate, which must then find
+        the set as it was.  The common case (not found, room in the region) is inlined
+        and undone by moving the region ends back; fingerprints of full regions are
+        added to the overflow once every hash is known to be new.
+        """
+        arena, ends, region = self.arena, self.ends, self.region
+        find = arena.find
+        done: list[int] = []
+        mark = done.append
+        later: list[tuple[int, bytes]] = []
+        for h in hashes:
+            b = h & 0xFFFF  # BUCKET_MASK, BUCKET_BITS, FP_MASK and FP_BYTES spelled out
+            fp = ((h >> 16) & 0xFF_FFFF_FFFF).to_bytes(5, "little")
+            start = b * region
+            end = ends[b]
+            i = find(fp, start, end)
+            if i < 0 or (i % 5 and _find(arena, fp, i + 1, end) < 0):  # not in the region
+                if end - start < region:
+                    arena[end : end + 5] = fp
+                    ends[b] = end + 5
+                    mark(b)
+                    continue
+                if not self._in_overflow(b, fp):
+                    later.append((b, fp))
+                    continue
+            for added in done:  # found: undo, the appended slots are past the ends again
+                ends[added] -= FP_BYTES
             return False
-        h = hash(url)
+        self.count += len(done)
+        for b, fp in later:  # the regions may grow on the way: ask each time where it goes
+            start = b * self.region
+            end = ends[b]
+            if end - start < self.region:
+                arena[end : end + FP_BYTES] = fp
+                ends[b] = end + FP_BYTES
+                self.count += 1
+            else:
+                self.add_spill(b, fp)
+        return True
+
+    def _in_overflow(self, b: int, fp: bytes) -> bool:
+        start = b * SPILL_REGION
+        if _find(self.spill, fp, start, start + self.spills[b]) >= 0:
+            return True
+        extra = self.extra.get(b)
+        return extra is not None and _find(extra, fp, 0, len(extra)) >= 0
+
+    def contains_hash(self, h: int) -> bool:
+        """Whether the ``hash()`` value ``h`` is in the set."""
         b = h & BUCKET_MASK
         fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
         start = b * self.region
@@ -199,11 +307,10 @@ class SeenUrls:
             return True
         if end - start < self.region:
             return False
-        start = b * SPILL_REGION
-        if _find(self.spill, fp, start, start + self.spills[b]) >= 0:
-            return True
-        extra = self.extra.get(b)
-        return extra is not None and _find(extra, fp, 0, len(extra)) >= 0
+        return self._in_overflow(b, fp)
+
+    def __contains__(self, url: object) -> bool:
+        return isinstance(url, str) and self.contains_hash(hash(url))
 
     def __len__(self) -> int:
         return self.count

@@ -12,7 +12,7 @@ import pytest
 from sitemapkit.model import Severity
 from sitemapkit.read.source import ReadLimits
 from sitemapkit.rulebook.codes import EXTRA_RULE_CODES, RULE_CODES
-from sitemapkit.validate.validator import HashSet64, validate
+from sitemapkit.validate.validator import validate
 
 FIX = Path(__file__).parent.parent / "sitemapdata" / "fixtures"
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -155,12 +155,6 @@ def test_limits_of_files(tmp_path: Path) -> None:
     rep = validate([str(small)], now=NOW)
     assert [f.code for f in rep.findings] == ["file-over-10mb"]
     assert rep.findings[0].severity is Severity.INFO
-
-
-def test_hash_set_grows_and_finds_repeats() -> None:
-    s = HashSet64()
-    assert not any(s.add(f"https://example.com/{i}") for i in range(200_000))
-    assert s.add("https://example.com/123")
 
 
 # --- cross-check with xmllint: we are never laxer than the schema on what it covers ----------

@@ -8,6 +8,10 @@ replaced) until the sitemap set is written: a second crawl into the same
 ``--db`` or ``-o`` stops with one line and exit 1, touching nothing.  A store
 that fails mid-crawl (disk full) stops the crawl with one line and exit 1,
 publishes nothing, and leaves a crawl that ``--resume`` continues.
+
+What is published, and the guards before it (a failed start or a set shrunk by
+half publishes nothing), live in :mod:`sitemapkit.cli.crawl_output`, shared with
+``demo``.  SIGTERM is handled like Ctrl-C: the crawl is saved, exit 143.
 """
 
 from __future__ import annotations
@@ -295,7 +299,11 @@ def _resumed_config(
     "--max-pages", type=click.IntRange(min=1), help="Stop after N URLs taken from the queue."
 )
 @click.option("--max-depth", type=click.IntRange(min=0), help="Do not follow links deeper.")
-@click.option("--max-duration", type=click.FloatRange(min=0), help="Stop after S seconds.")
+@click.option(
+    "--max-duration",
+    type=click.FloatRange(min=0),
+    help="Stop after S seconds, cutting requests in flight (they count as not-crawled).",
+)
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option(
     "--per-host",
@@ -319,7 +327,8 @@ def _resumed_config(
     type=click.Choice(["sort", "keep", "drop"]),
     default="sort",
     show_default=True,
-    help="Query strings: sort parameters, keep order, or drop.",
+    help="Query strings: sort (parameter order does not make another page; URLs are "
+    "listed as the site spells them), keep (each order is its own page), or drop.",
 )
 @click.option("--images", is_flag=True, help="Add image:image entries for page images.")
 @click.option(
@@ -438,8 +447,8 @@ def crawl(
     mode: OpenMode = "resume" if resume else "new" if explicit_db else "replace"
     try:
         store = open_store(db, mode=mode)
-    except StoreBusyError:
-        raise  # one line, exit 1 (cli.main)
+    except (StoreBusyError, StoreWriteError):
+        raise  # in use, or cannot be written (full, read-only): one line, exit 1 (cli.main)
     except StoreError as exc:
         raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
     try:

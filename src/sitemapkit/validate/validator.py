@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Final, cast
 
 from sitemapkit import dates, limits
 from sitemapkit.errors import InputError
+from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.limits import IMAGE_NS, MOBILE_NS, NEWS_NS, SITEMAP_NS, VIDEO_NS, XHTML_NS
 from sitemapkit.listing import Listing
 from sitemapkit.model import Finding, Severity
@@ -90,122 +91,6 @@ XSI_PREFIX: Final = "http://www.w3.org/2001/XMLSchema-instance\x01"
 
 def _foreign_attrs(attrs: dict[str, str]) -> list[str]:
     return [a.rpartition("\x01")[2] for a in attrs if not a.startswith(XSI_PREFIX)]
-
-
-class HashSet64:
-    """An exact-enough set of 64-bit string hashes in one flat array (open addressing).
-
-    Two different URLs sharing a 64-bit hash in one run is ~1e-7 likely for a
-    million URLs; the cost of being wrong is one spurious duplicate warning.
-    """
-
-    def __init__(self) -> None:
-        self._size = 1 << 16
-        self._slots = array("q", bytes(8 * self._size))
-        self._count = 0
-
-    def add(self, text: str) -> bool:
-        """Add ``text``; return True when it was already there."""
-        h = hash(text) or 1
-        mask = self._size - 1
-        i = h & mask
-        slots = self._slots
-        while True:
-            v = slots[i]
-            if v == 0:
-                slots[i] = h
-                self._count += 1
-                if self._count * 2 > self._size:
-                    self._grow()
-                return False
-            if v == h:
-                return True
-            i = (i + 1) & mask
-
-    def contains(self, h: int) -> bool:
-        """Whether the ``hash()`` value ``h`` is in the set."""
-        h = h or 1
-        mask = self._size - 1
-        slots = self._slots
-        i = h & mask
-        while True:
-            v = slots[i]
-            if v == h:
-                return True
-            if v == 0:
-                return False
-            i = (i + 1) & mask
-
-    def add_new(self, hashes: list[int]) -> bool:
-        """Add ``hashes`` (``hash()`` values) if none is there yet; else add none, return False.
-
-        Why one call for a block: the strict lane checks thousands of URLs at a time
-        and falls back to the exact per-entry path when one is a duplicate, which
-        must then find the set as it was.
-        """
-        while (self._count + len(hashes)) * 2 > self._size:
-            self._grow()
-        slots = self._slots
-        mask = self._size - 1
-        added = 0
-        for h in hashes:
-            i = h & mask
-            if h and slots[i] == 0:  # the usual case, first probe
-                slots[i] = h
-                added += 1
-                continue
-            h = h or 1
-            while True:
-                v = slots[i]
-                if v == 0:
-                    slots[i] = h
-                    added += 1
-                    break
-                if v == h:
-                    self._count += added
-                    for done in hashes[:added]:
-                        self._remove(done or 1)
-                    return False
-                i = (i + 1) & mask
-        self._count += added
-        return True
-
-    def _remove(self, h: int) -> None:
-        """Delete ``h`` and shift later entries of its probe run back (no tombstones)."""
-        slots = self._slots
-        mask = self._size - 1
-        i = h & mask
-        while slots[i] != h:
-            if slots[i] == 0:
-                return
-            i = (i + 1) & mask
-        j = i
-        while True:
-            j = (j + 1) & mask
-            v = slots[j]
-            if v == 0:
-                break
-            home = v & mask
-            # v may move to the hole at i unless its home lies cyclically in (i, j]
-            if (i < home <= j) if i <= j else (home > i or home <= j):
-                continue
-            slots[i] = v
-            i = j
-        slots[i] = 0
-        self._count -= 1
-
-    def _grow(self) -> None:
-        old = self._slots
-        self._size *= 2
-        self._slots = array("q", bytes(8 * self._size))
-        mask = self._size - 1
-        slots = self._slots
-        for h in old:
-            if h:
-                i = h & mask
-                while slots[i]:
-                    i = (i + 1) & mask
-                slots[i] = h
 
 
 @dataclass(slots=True)
@@ -280,7 +165,7 @@ class Validator:
         self._future_cut = now + _FUTURE_SLACK
         self._safe_day = (now - _FUTURE_SLACK).date().isoformat()
         self._docs: dict[int, _DocState] = {}
-        self._set_seen = HashSet64()
+        self._set_seen = SeenUrls()
         self._origins: dict[tuple[str, str], tuple[str, int | None]] = {}
         self._origin_reported = False
         self._listing = Listing()
@@ -434,7 +319,7 @@ class Validator:
         else:
             st.hashes.add(h)
             st.lines[h] = entry.line
-            if self._set_seen.add(loc):
+            if not self._set_seen.add_hash(h):
                 self.emit(
                     "loc-duplicate",
                     f'"{loc[:200]}" is already listed in another sitemap of this set',
@@ -449,7 +334,7 @@ class Validator:
         """The line of a loc cleared in bulk, when its block had one entry per line."""
         needle = h.to_bytes(8, "little", signed=True)
         at = st.order.find(needle)
-        while at % 8:  # only whole 8-byte slots count
+        while at >= 0 and at % 8:  # only whole 8-byte slots count
             at = st.order.find(needle, at + 1)
         if at < 0:
             return None
@@ -832,7 +717,7 @@ class Validator:
                 sub_pages = [(loc, alts, k - i) for loc, alts, k in pages if i <= k < j]
                 self._record(sub, sub_raw, sub_text, locs[i:j], hashes[i:j], lms, sub_pages)
             else:  # a loc another file of the set has: those entries as nodes, the rest again
-                contains = self._set_seen.contains
+                contains = self._set_seen.contains_hash
                 again = {k for k in range(j - i) if contains(hashes[i + k])}
                 self._split(
                     sub,

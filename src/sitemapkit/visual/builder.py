@@ -45,14 +45,14 @@ class Strings:
 
     def __init__(self) -> None:
         self.items: list[str] = [""]
-        self._index: dict[str, int] = {"": 0}
+        self.index: dict[str, int] = {"": 0}  # value -> its index (read by the fast lane)
 
     def __call__(self, value: str | None) -> int:
         if not value:
             return 0
-        i = self._index.get(value)
+        i = self.index.get(value)
         if i is None:
-            i = self._index[value] = len(self.items)
+            i = self.index[value] = len(self.items)
             self.items.append(value)
         return i
 
@@ -254,6 +254,7 @@ class Builder:
         kinds, segments, parents = self.kinds, self.segments, self.parents
         node_rows, overrides = self.rows, self.overrides
         new_leaf = Kind.PAGE | PAGE
+        known = s.index
         for url, lastmod in rows:
             if "?" not in url and "#" not in url:
                 head, _, leaf = url.rpartition("/")
@@ -266,7 +267,10 @@ class Builder:
                     node_rows.append(len(lm))  # every page so far has its lastmod in lm
                     if not entry[1]:
                         overrides[node] = url
-                    lm.append(s(lastmod) if lastmod else 0)
+                    # the table's own dict first: a call per URL costs more than the lookup
+                    lm.append(
+                        (known[lastmod] if lastmod in known else s(lastmod)) if lastmod else 0
+                    )
                     ls.append(source if lastmod else 0)
                     continue
             self.row_count = len(lm)

@@ -45,15 +45,7 @@ from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.fingerprints import (
-    BUCKET_BITS,
-    BUCKET_MASK,
-    BUCKETS,
-    FP_BYTES,
-    FP_MASK,
-    START_SLOTS,
-    SeenUrls,
-)
+from sitemapkit.fingerprints import BUCKETS, START_SLOTS, SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.rulebook import Problem
 from sitemapkit.rulebook.hreflang import Pairs, set_failures
@@ -630,9 +622,7 @@ class SitemapSetWriter:
         max_loc = limits.MAX_LOC_LENGTH
         lm_cache = self._lm_cache
         seen = self._seen
-        if seen is not None:
-            arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
-        added = 0
+        seen_add = seen.add if seen is not None else None
         url_line = render.url_line
         max_urls = self.options.max_urls
         max_body = self.options.max_bytes - self._tail_len
@@ -679,31 +669,11 @@ class SitemapSetWriter:
                         size = len(line)
                         if count >= max_urls or body + size > room:
                             line = None
-                        elif seen is not None:
-                            # SeenUrls.add inlined (the call costs as much as the work)
-                            h = hash(loc)
-                            b = h & BUCKET_MASK
-                            fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-                            start = b * region
-                            end = ends[b]
-                            if arena.find(fp, start, end) >= 0:
-                                line = None  # maybe a duplicate: add() decides and counts
-                            elif end - start < region:
-                                arena[end : end + FP_BYTES] = fp
-                                ends[b] = end + FP_BYTES
-                                added += 1
-                            else:  # a full region without fp: the overflow decides (may grow)
-                                seen.count += added
-                                added = 0
-                                if add_spill(b, fp):
-                                    region = seen.region
-                                else:
-                                    line = None
+                        elif seen_add is not None and not seen_add(loc):
+                            line = None  # a duplicate: add() counts it
                 if line is None:
                     self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
                     add(entry)
-                    if seen is not None:
-                        region = seen.region  # add() may have grown the table
                     count, body, urls = self._count, self._body, self.urls
                     max_key, lines = self._max_key, self._lines
                     room = max_body - head_lens[self._ns]
@@ -719,8 +689,6 @@ class SitemapSetWriter:
                     self._flush_lines()
         finally:
             self._count, self._body, self.urls, self._max_key = count, body, urls, max_key
-            if seen is not None:
-                seen.count += added
 
     def reserve(self, urls: int) -> None:
         """Size the duplicate check for about ``urls`` URLs (a hint; before the first add).
@@ -781,7 +749,7 @@ class SitemapSetWriter:
     def _add_rendered(self, piece: list[str]) -> None:
         """Append ``piece`` (checked, known to fit the open part) less its duplicates."""
         if self._seen is not None:
-            piece, duplicates = _first_seen(self._seen, piece)
+            piece, duplicates = self._seen.first_seen(piece)
             self.duplicates += duplicates
         if not piece:
             return
@@ -902,40 +870,6 @@ class SitemapSetWriter:
             with contextlib.suppress(OSError):
                 temp.unlink()
         self._temps.clear()
-
-
-def _first_seen(seen: SeenUrls, urls: list[str]) -> tuple[list[str], int]:
-    """The URLs of ``urls`` not seen before (now remembered), and how many were.
-
-    :meth:`SeenUrls.add` inlined, as in :meth:`SitemapSetWriter.add_all`: the
-    call costs as much as the work.
-    """
-    arena, ends, region, add_spill = seen.arena, seen.ends, seen.region, seen.add_spill
-    find = arena.find
-    fresh: list[str] = []
-    keep = fresh.append
-    added = 0
-    for loc in urls:
-        h = hash(loc)
-        b = h & BUCKET_MASK
-        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-        start = b * region
-        end = ends[b]
-        if find(fp, start, end) >= 0:
-            continue
-        if end - start < region:
-            arena[end : end + FP_BYTES] = fp
-            ends[b] = end + FP_BYTES
-            added += 1
-            keep(loc)
-        else:
-            seen.count += added
-            added = 0
-            if add_spill(b, fp):
-                keep(loc)
-            region = seen.region  # add_spill may have grown the table
-    seen.count += added
-    return fresh, len(urls) - len(fresh)
 
 
 def _as_entry(entry: object) -> UrlEntry:
