@@ -273,3 +273,23 @@ def test_a_full_disk_stops_the_crawl_in_one_line_and_resume_finishes_it(tmp_path
         assert resumed.returncode == 0, resumed.stderr
         assert len(sitemap(out)) == PAGES
         assert {r.url for r in iter_page_records(db) if r.indexable} == sitemap(out)
+
+
+def test_a_crawl_onto_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
+    """Full before the first byte: no usage text, no traceback, exit 1."""
+    with tmpfs(tmp_path / "small", size="1m") as mount:
+        fill(mount)
+        db = mount / "state.sqlite"
+        proc = subprocess.run(
+            cli("crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "out"), "--db", str(db)),
+            env=ENV,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"sitemapkit: error: {db}: cannot ")
+    assert "full" in lines[0]
