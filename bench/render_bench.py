@@ -20,6 +20,7 @@ Peak RSS is the whole process tree's (browser included).  ``--quick``: 120 and
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import urllib.request
 from pathlib import Path
@@ -38,24 +39,27 @@ def expected_urls(port: int) -> set[str]:
 def ours(
     label: str, url: str, work: Path, mode: str, concurrency: int
 ) -> tuple[c.Measurement, set[str]]:
-    out = work / f"out-{label}"
+    name = label.replace(" ", "-")
+    out = work / f"out-{name}"
+    shutil.rmtree(out, ignore_errors=True)  # the crawl state is in OUTDIR: start afresh
     cmd = [
-        str(c.our_cli()), "crawl", url, "-o", str(out), "--db", str(work / f"{label}.db"),
+        str(c.our_cli()), "crawl", url, "-o", str(out), "--no-map",
         "--render", mode, "--render-concurrency", str(concurrency),
     ]  # fmt: skip
-    m = c.run_measured(label, cmd, stderr=work / f"{label}.err", stdout=work / f"{label}.out")
+    m = c.run_measured(label, cmd, stderr=work / f"{name}.err", stdout=work / f"{name}.out")
     return m, sitemap_pages(out)
 
 
 def peer(
     label: str, bin_dir: Path, url: str, work: Path, concurrency: int, wait: str
 ) -> tuple[c.Measurement, set[str]]:
-    out = work / f"{label}.txt"
+    name = label.replace(" ", "-")
+    out = work / f"{name}.txt"
     cmd = [
         str(bin_dir / "python"), str(c.BENCH_DIR / "peers" / "crawlee_render.py"), url,
         "--concurrency", str(concurrency), "--wait", wait,
     ]  # fmt: skip
-    m = c.run_measured(label, cmd, stdout=out, stderr=work / f"{label}.err")
+    m = c.run_measured(label, cmd, stdout=out, stderr=work / f"{name}.err")
     return m, list_pages(out)
 
 
@@ -77,8 +81,12 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--peer-load", action="store_true", help="also run crawlee with wait=load")
+    ap.add_argument("--spa-pages", type=int, help="pages of the SPA (default 500; quick 120)")
+    ap.add_argument("--mixed-pages", type=int, help="pages of the mixed site (5001; quick 1001)")
     args = ap.parse_args()
     spa_pages, mixed_pages = (120, 1001) if args.quick else (500, 5001)
+    spa_pages = args.spa_pages or spa_pages
+    mixed_pages = args.mixed_pages or mixed_pages
     work = c.SCRATCH / "render"
     work.mkdir(parents=True, exist_ok=True)
     crawlee_bin = None if args.skip_peers else c.scratch_venv("crawlee", [CRAWLEE])

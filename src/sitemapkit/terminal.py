@@ -24,8 +24,8 @@ _UNSAFE_IN_LINES: Final = re.compile(
 )
 
 
-#: printable ASCII and the line feed: what a batch of plain locs is made of
-_ASCII_OK: Final = bytes(range(0x20, 0x7F)) + b"\n"
+#: printable ASCII: what plain locs are made of
+_PRINTABLE: Final = bytes(range(0x20, 0x7F))
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -47,10 +47,10 @@ def lines_for_people(lines: list[str]) -> str:
     on the whole batch: a million locs cost a join, an encode and a ``translate``.
     """
     joined = "\n".join(lines)
-    if joined.count("\n") == len(lines) - 1:
-        if joined.isascii():
-            if not joined.encode("ascii").translate(None, _ASCII_OK):
-                return joined
-        elif _UNSAFE_IN_LINES.search(joined) is None:
+    if joined.isascii():
+        # what is left after deleting printable ASCII must be the separators, no more
+        if len(joined.encode("ascii").translate(None, _PRINTABLE)) == len(lines) - 1:
             return joined
+    elif joined.count("\n") == len(lines) - 1 and _UNSAFE_IN_LINES.search(joined) is None:
+        return joined
     return "\n".join(for_people(line) for line in lines)

@@ -98,3 +98,43 @@ def test_long_text_inside_xml_is_not_a_tag(tmp_path: Path) -> None:
     locs, log = _read(str(path))
     assert locs == ["https://e.com/b"]
     assert [f.code for f in log if f.severity.value == "error"] == ["loc-too-long"]
+
+
+@pytest.mark.parametrize(
+    ("opening", "filler", "closing"),
+    [
+        ('<url a="', b">" * 1024, '"><loc>https://e.com/b</loc></url>'),
+        ("<!-- ", b"> <a> " * 170, " -->"),
+        ("<url><loc><![CDATA[", b"]> " * 340, "]]></loc></url>"),
+    ],
+    ids=["attribute-of-gt", "comment-of-gt", "cdata"],
+)
+def test_markup_that_hides_gt_is_still_capped(
+    tmp_path: Path, opening: str, filler: bytes, closing: str
+) -> None:
+    """A ``>`` inside an attribute value, a comment or CDATA does not end the markup."""
+    path = tmp_path / "hidden.xml"
+    with path.open("wb") as fh:
+        fh.write(f"<urlset {NS}>\n<url><loc>https://e.com/a</loc></url>\n{opening}".encode())
+        for _ in range(SIZE // len(filler)):
+            fh.write(filler)
+        fh.write(f"{closing}</urlset>\n".encode())
+    (locs, log), peak = _peak(lambda: _read(str(path)))
+    assert locs == ["https://e.com/a"]
+    assert [(f.code, f.line) for f in log if f.severity.value == "error"] == [
+        ("limit-run-bytes", 3)
+    ]
+    assert peak < FLAT, f"peak {peak:,} bytes"
+
+
+def test_open_markup_across_pieces() -> None:
+    from sitemapkit.read.markup import OpenMarkup
+
+    def sizes(*pieces: bytes) -> list[int]:
+        open_ = OpenMarkup()
+        return [open_.feed(p) for p in pieces]
+
+    pieces = (b'<a x="1>2">text', b'more<b y="', b">>>>", b'">ok<!-- > ', b"x>", b"--", b">z")
+    assert sizes(*pieces) == [0, 6, 10, 7, 9, 11, 0]
+    assert sizes(b"<![CDATA[ > ]] ", b"]]", b">tail<?pi x", b"?", b">") == [15, 17, 6, 7, 0]
+    assert sizes(b"<url><loc>https://e.com/</loc></url>\n" * 100) == [0]

@@ -9,6 +9,7 @@ crawler's own extractor.
 from __future__ import annotations
 
 import asyncio
+import struct
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.robots import RobotsPolicy
 from sitemapkit.render import Renderer, RenderSettings
 from sitemapkit.render.browser import CHROMIUM, BrowserPool
+from sitemapkit.render.page import THUMB_SCALE, context_options
 
 from .app_site import ROBOTS, AppSite, serve_app
 
@@ -174,5 +176,25 @@ async def test_concurrency_is_bounded_and_the_browser_restarts(site: AppSite) ->
         assert all(len(r.only_rendered) == 4 for r in results)
         assert pool.peak_active == 2
         assert pool.launches == 3  # pages 1-3, 4-6, 7
+        assert pool.tabs_opened == 5  # two tabs per browser, reused: 2 + 2 + 1
+    finally:
+        await pool.close()
+
+
+async def test_a_thumbnail_is_a_jpeg_of_the_first_screen(site: AppSite) -> None:
+    pool = BrowserPool(concurrency=1, context_options=context_options(thumbnails=True))
+    try:
+        renderer = make_renderer(site, pool)
+        url, body, raw = raw_facts(site, "shell")
+        done = await renderer.render(url, body, HEADERS, raw, why="always", thumbnail=True)
+        assert done.status == "rendered"
+        shot = done.thumbnail
+        assert shot is not None
+        assert shot[:3] == b"\xff\xd8\xff"  # JPEG
+        # the SOF0 marker holds the size: 1280x800 CSS pixels at THUMB_SCALE
+        sof = shot.index(b"\xff\xc0")
+        height, width = struct.unpack(">HH", shot[sof + 5 : sof + 9])
+        assert (width, height) == (round(1280 * THUMB_SCALE), round(800 * THUMB_SCALE))
+        assert len(shot) < 30_000
     finally:
         await pool.close()

@@ -450,8 +450,8 @@ def crawl(
         mode = "open" if is_crawl_db(db) else "new"
     try:
         store = open_store(db, mode=mode)
-    except StoreBusyError:
-        raise  # one line, exit 1 (cli.main)
+    except (StoreBusyError, StoreWriteError):
+        raise  # in use, or cannot be written (full, read-only): one line, exit 1 (cli.main)
     except StoreError as exc:
         raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
     try:

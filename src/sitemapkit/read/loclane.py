@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
-from sitemapkit.read.entries import all_plain
+from sitemapkit.limits import MAX_TEXT_CHARS
 from sitemapkit.read.lanes import XML_CHARS, extension_prefixes
 from sitemapkit.read.xmlbuild import NodeBuilder
 from sitemapkit.read.xmlcore import _BLANK_GAP, _MAX_HOLD, _TEXT, _WS
@@ -27,6 +27,7 @@ _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 #: no blank at either end and not empty, so each is its own final value
 _T_CHARS: Final = rb"(?:" + XML_CHARS + rb"|&amp;)*+"
 _T_LOC: Final = (
+    rb"(?=[hH][tT][tT][pP][sS]?://)"  # only web URLs (entries.is_web_url) come out as runs
     rb"(?![ \t\n<])(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\r\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
     rb"(?<![ \t\n])"
 )
@@ -206,7 +207,7 @@ class LocLane(NodeBuilder):
             return False
         values = text.replace("&amp;", "&") if "&" in text else text
         locs: list[str] = _LOC_HEADS.findall(values)
-        if not all_plain(locs):  # a loc the reader leaves out is named with its line
+        if max(map(len, locs), default=0) >= MAX_TEXT_CHARS:  # left out, named with its line
             return False
         self._parse_blanked(chunk, text)
         self.out.append(LocRun(locs))

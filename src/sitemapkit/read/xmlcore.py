@@ -16,6 +16,7 @@ from xml.parsers import expat
 
 from sitemapkit.limits import MAX_RUN_BYTES
 from sitemapkit.read.lanes import StrictLane
+from sitemapkit.read.markup import OpenMarkup
 from sitemapkit.read.xmlnodes import Item, ParseProblem, XmlFacts
 
 #: Elements deeper than this stop the parse (a nesting bomb); real sitemaps need ~5.
@@ -95,7 +96,7 @@ class ExpatCore:
         self.facts = XmlFacts()
         self.out: list[Item] = []
         self._fed = 0  # bytes expat has accepted so far
-        self._run = 0  # bytes of the tag still open at the end of the data (see _check_run)
+        self._open = OpenMarkup()  # the markup open at the end of the data (see _check_run)
         self._skew = 0  # stream bytes minus bytes expat saw (runs blanked per character)
         self._tail = b""  # the last of them, to name bad bytes split across chunks
         self._abs = 0  # stream offset of the pending buffer's first byte
@@ -123,26 +124,17 @@ class ExpatCore:
         self._p = p
 
     def _check_run(self, data: bytes) -> None:
-        """Stop as soon as one tag (``<`` with no ``>`` yet: a start tag with its attributes,
-        a comment, a PI) passes :data:`~sitemapkit.limits.MAX_RUN_BYTES`.  expat scans an
-        unfinished token again on every feed, so a 60 MB attribute took a minute; text is
-        reported piece by piece and needs no cap here."""
+        """Stop as soon as one tag, comment, CDATA section or PI still open passes
+        :data:`~sitemapkit.limits.MAX_RUN_BYTES` (see :mod:`sitemapkit.read.markup`)."""
         cap = MAX_RUN_BYTES
-        if len(data) > cap:  # a tag inside the piece could pass the cap: look piece by piece
+        if len(data) > cap:  # markup inside the piece could pass the cap: piece by piece
             for at in range(0, len(data), cap):
                 self._check_run(data[at : at + cap])
             return
-        lt, gt = data.rfind(b"<"), data.rfind(b">")
-        if lt > gt:
-            self._run = len(data) - lt
-        elif gt >= 0:
-            self._run = 0
-        elif self._run:
-            self._run += len(data)
-        if self._run > cap:
+        if self._open.feed(data) > cap:
             raise ParseProblem(
                 "limit-run-bytes",
-                f"a tag longer than {cap:,} bytes (attributes or comment; limit max-run-bytes)",
+                f"a tag, comment or CDATA section longer than {cap:,} bytes (limit max-run-bytes)",
                 self._p.CurrentLineNumber + self._line_offset,
                 None,
             )

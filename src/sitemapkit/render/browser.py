@@ -5,12 +5,16 @@ Why it is built this way:
 - **Optional.**  Playwright is the ``[render]`` extra; it is imported here, on
   first use, and a missing package or browser is one :class:`RenderUnavailableError`
   line naming the missing piece and how to get it.
-- **Bounded memory.**  At most ``concurrency`` browser contexts exist at once
-  (one per page being rendered, so cookies and storage never leak between
-  pages), and the browser process is replaced after ``restart_every`` pages:
-  Chromium's renderer and GPU processes grow over a long crawl, and a fresh
-  process is the only reliable way to give that memory back.  A restart waits
-  for the pages in flight; pages asking meanwhile wait for the new browser.
+- **Bounded memory.**  At most ``concurrency`` tabs (a context with one page)
+  exist at once, and the browser process is replaced after ``restart_every``
+  pages: Chromium's processes grow over a long crawl, and a fresh process is
+  the only reliable way to give that memory back.  A restart waits for the
+  pages in flight; pages asking meanwhile wait for the new browser.
+- **Tabs are reused.**  A new context and page per rendered page means a new
+  renderer process each time, which costs more CPU than many pages' scripts;
+  a tab goes back to the pool after a page and the next page of the site
+  navigates it (the site's cookies stay, as in a user's browser).  A tab whose
+  page failed or never settled is closed instead: its renderer may be stuck.
 - **Self-healing.**  A browser that crashed or was killed is relaunched by the
   next page that asks for a slot; the page that was in it fails on its own.
 """
@@ -22,12 +26,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from sitemapkit.errors import SitemapkitError
+from sitemapkit.render.settle import NetworkTracker
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Playwright
+    from playwright.async_api import Browser, BrowserContext, Dialog, Page, Playwright, Route
 
 __all__ = [
     "CHROMIUM",
@@ -54,11 +59,93 @@ CHROMIUM_ARGS: Final = (
     "--disable-sync",
     "--no-first-run",
     "--mute-audio",
+    # a reused tab must not keep the pages it left alive (back/forward cache)
+    "--disable-features=BackForwardCache,Translate,MediaRouter,OptimizationHints",
 )
 #: Pages rendered by one browser process before it is replaced.
 RESTART_EVERY: Final = 200
 #: Seconds we wait for a context (or the browser) to close before giving up on it.
 CLOSE_TIMEOUT: Final = 5.0
+# Clicks on ``<a download>`` (real or scripted) start no download: Chromium fetches such
+# files outside request interception, so they are stopped before they start.
+_NO_DOWNLOADS_JS: Final = """document.addEventListener('click', (event) => {
+  const target = event.target;
+  if (target && target.closest && target.closest('a[download]')) event.preventDefault();
+}, true);"""
+
+
+#: Context options every tab has, whatever else it is given: no downloads, no workers.
+SAFE_CONTEXT: Final[dict[str, Any]] = {"accept_downloads": False, "service_workers": "block"}
+
+
+class Job(Protocol):
+    """What a tab hands its events to while it renders one page (``render.page``)."""
+
+    async def route(self, route: Route) -> None: ...
+    async def dialog(self, dialog: Dialog) -> None: ...
+    async def popup(self, popup: Page) -> None: ...
+
+
+class Tab:
+    """One reusable context and page; its events go to the job it is doing, if any."""
+
+    def __init__(self, ctx: BrowserContext, page: Page, generation: int) -> None:
+        self.ctx = ctx
+        self.page = page
+        self.generation = generation
+        self.tracker = NetworkTracker(page)
+        self.job: Job | None = None
+        #: Set by a job that left the page in a state not worth reusing.
+        self.broken = False
+
+    @classmethod
+    async def open(cls, browser: Browser, generation: int, options: dict[str, Any]) -> Tab:
+        ctx = await browser.new_context(**options)
+        try:
+            await ctx.add_init_script(_NO_DOWNLOADS_JS)
+            page = await ctx.new_page()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await ctx.close()
+            raise
+        tab = cls(ctx, page, generation)
+        await ctx.route("**/*", tab._route)
+        ctx.on("page", tab._popup)
+        page.on("dialog", tab._dialog)
+        return tab
+
+    async def _route(self, route: Route) -> None:
+        if self.job is not None:
+            await self.job.route(route)
+        else:  # a request of a page that is already done
+            with contextlib.suppress(Exception):
+                await route.abort("blockedbyclient")
+
+    async def _dialog(self, dialog: Dialog) -> None:
+        if self.job is not None:
+            await self.job.dialog(dialog)
+        else:
+            with contextlib.suppress(Exception):
+                await dialog.dismiss()
+
+    async def _popup(self, popup: Page) -> None:
+        if popup is self.page:
+            return
+        if self.job is not None:
+            await self.job.popup(popup)
+        else:
+            with contextlib.suppress(Exception):
+                await popup.close()
+
+    async def close(self) -> bool:
+        """Close the tab's context; False when it would not close (a sick browser)."""
+        self.job = None
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self.ctx.close()
+        except (playwright_error(), TimeoutError):
+            return False
+        return True
 
 
 class RenderUnavailableError(SitemapkitError):
@@ -102,6 +189,7 @@ class BrowserPool:
         executable: str = CHROMIUM,
         concurrency: int = 2,
         restart_every: int = RESTART_EVERY,
+        context_options: dict[str, Any] | None = None,
     ) -> None:
         if concurrency < 1 or restart_every < 1:
             raise ValueError("concurrency and restart_every must be at least 1")
@@ -119,6 +207,11 @@ class BrowserPool:
         self._active = 0
         self._served = 0
         self._restarting = False
+        self._options = {**SAFE_CONTEXT, **(context_options or {})}
+        self._idle: list[Tab] = []
+        self._generation = 0
+        #: Tabs opened so far (a reused tab is not counted again).
+        self.tabs_opened = 0
 
     async def _launch(self) -> None:
         if self._pw is None:
@@ -127,6 +220,8 @@ class BrowserPool:
             self._pw = await self._pw_manager.start()
         assert self._pw is not None
         old, self._browser = self._browser, None
+        self._idle.clear()  # their contexts go with the old browser
+        self._generation += 1
         if old is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_TIMEOUT):
@@ -174,29 +269,34 @@ class BrowserPool:
             self._cond.notify_all()
 
     @asynccontextmanager
-    async def context(self, **options: Any) -> AsyncIterator[BrowserContext]:
-        """A fresh browser context in one of the slots, closed (bounded) on the way out."""
+    async def tab(self) -> AsyncIterator[Tab]:
+        """A tab in one of the slots: an idle one of this browser, or a new one."""
         browser = await self._enter()
         try:
-            ctx = await browser.new_context(**options)
+            tab = self._idle.pop() if self._idle else None
+            if tab is None:
+                tab = await Tab.open(browser, self._generation, self._options)
+                self.tabs_opened += 1
         except BaseException:
             await self._leave()
             raise
         try:
-            yield ctx
+            yield tab
         finally:
+            tab.job = None
             try:
-                async with asyncio.timeout(CLOSE_TIMEOUT):
-                    await ctx.close()
-            except (playwright_error(), TimeoutError):
-                # A context that will not close is a sick browser: replace it next time.
-                self._served = self.restart_every
+                if tab.broken or tab.generation != self._generation or not browser.is_connected():
+                    if not await tab.close():
+                        self._served = self.restart_every  # replace the sick browser next time
+                else:
+                    self._idle.append(tab)
             finally:
                 await self._leave()
 
     async def close(self) -> None:
         """Close the browser and Playwright; safe to call twice."""
         browser, self._browser = self._browser, None
+        self._idle.clear()
         if browser is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(CLOSE_TIMEOUT):

@@ -24,12 +24,20 @@ from typing import TYPE_CHECKING, Any, Final
 
 from sitemapkit.render.blocking import RequestRules
 from sitemapkit.render.browser import BrowserPool, playwright_error
-from sitemapkit.render.settle import NetworkTracker, settle
+from sitemapkit.render.settle import settle
 
 if TYPE_CHECKING:
     from playwright.async_api import Dialog, Page, Route
 
-__all__ = ["GRACE", "THUMB_QUALITY", "THUMB_SCALE", "VIEWPORT", "PageShot", "render_page"]
+__all__ = [
+    "GRACE",
+    "THUMB_QUALITY",
+    "THUMB_SCALE",
+    "VIEWPORT",
+    "PageShot",
+    "context_options",
+    "render_page",
+]
 
 #: The first screen a thumbnail shows, in CSS pixels.
 VIEWPORT: Final = {"width": 1280, "height": 800}
@@ -39,12 +47,6 @@ THUMB_SCALE: Final = 0.2
 THUMB_QUALITY: Final = 60
 #: Seconds allowed, after a timeout, to read what the DOM holds.
 GRACE: Final = 1.0
-# Clicks on ``<a download>`` (real or scripted) start no download: Chromium fetches such
-# files outside request interception, so they are stopped before they start.
-_NO_DOWNLOADS_JS: Final = """document.addEventListener('click', (event) => {
-  const target = event.target;
-  if (target && target.closest && target.closest('a[download]')) event.preventDefault();
-}, true);"""
 # Response headers the browser must not see again: the body is already decoded.
 _DROP_HEADERS: Final = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
@@ -141,6 +143,11 @@ async def _snapshot(page: Page, shot: PageShot, thumbnail: bool) -> None:
         shot.thumbnail = await page.screenshot(type="jpeg", quality=THUMB_QUALITY)
 
 
+def context_options(thumbnails: bool) -> dict[str, Any]:
+    """The options of every tab: a first screen, thumbnail-sized when thumbnails are taken."""
+    return {"viewport": VIEWPORT, "device_scale_factor": THUMB_SCALE if thumbnails else 1}
+
+
 async def render_page(
     pool: BrowserPool,
     url: str,
@@ -151,34 +158,29 @@ async def render_page(
     timeout: float,
     thumbnail: bool = False,
 ) -> PageShot:
-    """Render ``url`` (whose fetched ``body`` and ``headers`` are given) in one pool slot."""
+    """Render ``url`` (whose fetched ``body`` and ``headers`` are given) in one pool tab."""
     session = _Session(url, body, headers, rules)
-    options: dict[str, Any] = {
-        "accept_downloads": False,
-        "viewport": VIEWPORT,
-        "device_scale_factor": THUMB_SCALE if thumbnail else 1,
-        "service_workers": "block",
-    }
     shot = session.shot
     try:
-        async with pool.context(**options) as ctx:
-            await ctx.route("**/*", session.route)
-            await ctx.add_init_script(_NO_DOWNLOADS_JS)
-            page = session.page = await ctx.new_page()
-            ctx.on("page", session.popup)  # every page after ours is a popup
-            page.on("dialog", session.dialog)
-            tracker = NetworkTracker(page)
+        async with pool.tab() as tab:
+            page = session.page = tab.page
+            tab.tracker.reset()
+            tab.job = session
             try:
                 async with asyncio.timeout(timeout):
                     await page.goto(url, wait_until="load", timeout=(timeout + GRACE) * 1000)
-                    await settle(page, tracker)
+                    await settle(page, tab.tracker)
                     await _snapshot(page, shot, thumbnail)
             except TimeoutError:
+                tab.broken = True  # its renderer may be stuck in a script: not reused
                 shot.status = "render-timeout"
                 shot.detail = f"not settled after {timeout:g} s"
                 with contextlib.suppress(Exception):
                     async with asyncio.timeout(GRACE):
                         await _snapshot(page, shot, thumbnail)
+            except BaseException:
+                tab.broken = True
+                raise
     except (playwright_error(), TimeoutError) as exc:  # a crashed browser: this page fails
         if shot.status == "rendered":
             shot.status = "render-failed"

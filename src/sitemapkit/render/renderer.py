@@ -22,7 +22,7 @@ from sitemapkit.render.auto import SectionSampler, looks_like_app_shell
 from sitemapkit.render.blocking import RequestRules, same_origin
 from sitemapkit.render.browser import CHROMIUM, RESTART_EVERY, BrowserPool, check_available
 from sitemapkit.render.facts import merge_facts, rendered_facts, rendered_only
-from sitemapkit.render.page import render_page
+from sitemapkit.render.page import context_options, render_page
 
 __all__ = ["DEFAULT_TIMEOUT", "RENDER_MODES", "RenderSettings", "Rendered", "Renderer"]
 
@@ -99,6 +99,7 @@ class Renderer:
             executable=settings.executable,
             concurrency=settings.concurrency,
             restart_every=settings.restart_every,
+            context_options=context_options(thumbnails=False),
         )
         self._own_pool = pool is None
         #: Pages by render status, for the crawl summary.

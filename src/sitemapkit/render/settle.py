@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["QUIET_MS", "NetworkTracker", "settle"]
 
 #: Milliseconds without a DOM change (and without a request) that count as "settled".
-QUIET_MS: Final = 120
+QUIET_MS: Final = 80
 
 # Resolves once the document has gone ``q`` ms without a mutation.
 _DOM_QUIET_JS: Final = """(q) => new Promise((resolve) => {
@@ -49,6 +49,12 @@ class NetworkTracker:
         page.on("request", self._started)
         page.on("requestfinished", self._ended)
         page.on("requestfailed", self._ended)
+
+    def reset(self) -> None:
+        """Forget the requests of the page before (a reused tab starts a new page)."""
+        self._open.clear()
+        self._last = time.monotonic()
+        self.idle.set()
 
     def _started(self, request: Request) -> None:
         self._open.add(id(request))

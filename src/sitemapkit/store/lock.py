@@ -26,7 +26,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from sitemapkit.errors import StoreBusyError, StoreError
+from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 
 LOCK_SUFFIX = ".lock"
 
@@ -59,7 +59,7 @@ class StoreLock:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            raise StoreError(
+            raise StoreWriteError(
                 f"{self.db}: cannot create the lock file {self.path}: {exc.strerror or exc}"
             ) from exc
         try:

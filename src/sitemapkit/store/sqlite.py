@@ -308,10 +308,12 @@ class SqliteStore(AuditTables):
             conn.execute("PRAGMA temp_store = MEMORY")
             conn.execute("PRAGMA cache_size = -4000")
             _migrate(conn, str(self.path))
+        except sqlite3.OperationalError as exc:  # disk full, read-only, I/O: not the file's fault
+            raise StoreWriteError(f"{self.path}: cannot open crawl database: {exc}") from exc
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
         except OSError as exc:
-            raise StoreError(f"{self.path}: cannot open crawl database: {exc}") from exc
+            raise StoreWriteError(f"{self.path}: cannot open crawl database: {exc}") from exc
         return conn
 
     # -- transactions -------------------------------------------------------------
