@@ -33,6 +33,8 @@ class ChangingSite:
     modified: dict[str, float] = field(default_factory=dict)
     #: False: a server that ignores validators (always 200).
     conditional: bool = True
+    #: False: no ETag header, so Last-Modified is the only validator.
+    etags: bool = True
     hits: Counter[str] = field(default_factory=Counter)
     not_modified: Counter[str] = field(default_factory=Counter)
     body_bytes: int = 0
@@ -58,7 +60,9 @@ class ChangingSite:
         body = html.encode()
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
         stamp = self.modified.get(path, EPOCH)
-        headers = {"ETag": etag, "Last-Modified": _http_date(stamp)}
+        headers = {"Last-Modified": _http_date(stamp)}
+        if self.etags:
+            headers["ETag"] = etag
         if self.conditional and _fresh(request, etag, stamp):
             self.not_modified[path] += 1
             return web.Response(status=304, headers=headers)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crawl.changing_site import ChangingSite, page, serve_changing
+from crawl.changing_site import EPOCH, ChangingSite, page, serve_changing
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, sitemap_entries
 from sitemapkit.errors import StoreError
@@ -103,3 +103,74 @@ def test_resume_continues_the_stopped_run_and_new_run_waits_for_an_unfinished_on
     with pytest.raises(StoreError, match=r"did not finish \(running\); continue it with --resume"):
         run(changing, db_path)
     assert len(run_states(db_path)) == 2
+
+
+def test_recrawl_sends_validators_and_walks_the_site_through_304s(
+    changing: ChangingSite, db_path: Path
+) -> None:
+    changing.pages["/deep"] = page("Deep")
+    changing.pages["/c"] = page("C", "/deep")  # reached only through /c
+    run(changing, db_path)
+    first_bytes = changing.body_bytes
+    assert first_bytes > 0
+    changing.reset_counts()
+    again = run(changing, db_path)
+    # nothing changed: every page answered 304, no body was downloaded ...
+    assert changing.body_bytes == 0
+    assert changing.not_modified == dict.fromkeys(("/", "/a", "/b", "/c", "/deep"), 1)
+    assert again.stats.not_modified == 5
+    # ... and the stored facts and links carried the crawl to the deepest page
+    assert sitemap(db_path, changing.base) == ["/", "/a", "/b", "/c", "/deep"]
+    titles = {r.url.removeprefix(changing.base): r.title for r in iter_page_records(db_path)}
+    assert titles["/deep"] == "Deep"
+    inlinks = {r.url.removeprefix(changing.base): r.inlinks for r in iter_page_records(db_path)}
+    assert inlinks["/a"] == 2
+
+
+def test_a_changed_page_is_downloaded_and_its_new_links_followed(
+    changing: ChangingSite, db_path: Path
+) -> None:
+    run(changing, db_path)
+    changing.pages["/b"] = page("B2", "/a", "/e")
+    changing.pages["/e"] = page("E")
+    changing.reset_counts()
+    run(changing, db_path)
+    assert changing.not_modified == dict.fromkeys(("/", "/a", "/c"), 1)
+    assert changing.body_bytes == len(changing.pages["/b"]) + len(changing.pages["/e"])
+    titles = {r.url.removeprefix(changing.base): r.title for r in iter_page_records(db_path)}
+    assert titles["/b"] == "B2"
+    assert sitemap(db_path, changing.base) == ["/", "/a", "/b", "/c", "/e"]
+
+
+def test_if_modified_since_alone_is_sent_back(changing: ChangingSite, db_path: Path) -> None:
+    """A server without ETags: the stored Last-Modified is the validator sent back."""
+    changing.etags = False
+    run(changing, db_path)
+    changing.reset_counts()
+    changing.modified["/a"] = changing.modified.get("/a", EPOCH) + 86_400  # /a changed
+    run(changing, db_path)
+    assert changing.not_modified == dict.fromkeys(("/", "/b", "/c"), 1)
+    assert changing.body_bytes == len(changing.pages["/a"])
+
+
+def test_a_server_ignoring_validators_still_gives_the_whole_site(
+    changing: ChangingSite, db_path: Path
+) -> None:
+    run(changing, db_path)
+    changing.reset_counts()
+    changing.conditional = False
+    run(changing, db_path)
+    assert changing.not_modified == {}
+    assert sitemap(db_path, changing.base) == ["/", "/a", "/b", "/c"]
+
+
+def test_a_304_never_brings_back_a_verdict_of_an_earlier_run(
+    changing: ChangingSite, db_path: Path
+) -> None:
+    run(changing, db_path)
+    run(changing, db_path, exclude=("/c",))
+    assert "/c" not in sitemap(db_path, changing.base)
+    changing.reset_counts()
+    run(changing, db_path)
+    assert changing.not_modified["/c"] == 0  # fetched in full: its old validators were dropped
+    assert sitemap(db_path, changing.base) == ["/", "/a", "/b", "/c"]

@@ -85,6 +85,10 @@ class Claimed:
     url: str
     depth: int
     loc: str | None = None
+    #: The validators an earlier run stored (``ETag``, ``Last-Modified``): a re-crawl
+    #: sends them, and a ``304`` keeps what that run learnt of the page.
+    etag: str | None = None
+    last_modified: str | None = None
 
     @property
     def spelling(self) -> str:
@@ -119,6 +123,9 @@ class Outcome:
     rendered_links: tuple[str, ...] = ()
     #: ``(code, message)`` facts that do not change the fate (``links-capped`` ...).
     notes: tuple[tuple[str, str], ...] = ()
+    #: The response's validators, sent back by the next run (conditional requests).
+    etag: str | None = None
+    last_modified: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +267,14 @@ class CrawlStore(Protocol):
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
         """Claim one URL (a redirect target, spelled ``loc``) unless this run knows it."""
+        ...
+
+    def unchanged(self, url_id: int, fetched_at: float) -> bool:
+        """A ``304``: the page is ``DONE`` with every fact its last fetch stored; indexable?"""
+        ...
+
+    def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
+        """The links the page's last fetch stored: ``(key, spelling, nofollow, kind)``."""
         ...
 
     def start_run(self, started_at: float) -> int:

@@ -142,6 +142,12 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX links_from ON links(from_id);
     CREATE INDEX urls_stale ON urls(id) WHERE state = 4;
     """,
+    # 6: conditional requests (issue 12): the validators of a page's last 200, sent back by
+    # the next run as If-None-Match / If-Modified-Since.
+    """
+    ALTER TABLE urls ADD COLUMN etag TEXT;
+    ALTER TABLE urls ADD COLUMN last_modified TEXT;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -441,12 +447,13 @@ class SqliteStore(AuditTables):
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth, loc FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
+            "SELECT id, url, depth, loc, etag, last_modified FROM urls WHERE state = 0 "
+            "ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3], r[4], r[5]) for r in rows]
 
     @_writes
     def claim_url(
@@ -456,14 +463,38 @@ class SqliteStore(AuditTables):
         row = conn.execute(
             "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?) "
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
-            "found_from = excluded.found_from WHERE urls.state = 4 RETURNING id",
+            "found_from = excluded.found_from WHERE urls.state = 4 "
+            "RETURNING id, etag, last_modified",
             (url, depth, found_from, loc),
         ).fetchone()
         if row is None:
             return None
         url_id = int(row[0])
         self._cache[url] = (url_id, UrlState.CLAIMED)
-        return Claimed(url_id, url, depth, loc)
+        return Claimed(url_id, url, depth, loc, row[1], row[2])
+
+    @_writes
+    def unchanged(self, url_id: int, fetched_at: float) -> bool:
+        row = (
+            self._begin()
+            .execute(
+                "UPDATE urls SET state = 2, fetched_at = ? WHERE id = ? RETURNING indexable",
+                (fetched_at, url_id),
+            )
+            .fetchone()
+        )
+        return row is not None and bool(row[0])
+
+    @_reads
+    def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
+        return [
+            (str(url), str(loc or url), bool(nofollow), str(kind))
+            for url, loc, nofollow, kind in self._conn.execute(
+                "SELECT u.url, u.loc, l.nofollow, l.kind FROM links l "
+                "JOIN urls u ON u.id = l.to_id WHERE l.from_id = ? ORDER BY l.rowid",
+                (url_id,),
+            )
+        ]
 
     @_writes
     def start_run(self, started_at: float) -> int:
@@ -486,7 +517,8 @@ class SqliteStore(AuditTables):
         if state == "finished":  # every page still linked was reached: the rest are gone
             conn.execute(
                 "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
-                "detail = 'no longer linked from the site' WHERE state = 4"
+                "detail = 'no longer linked from the site', etag = NULL, last_modified = NULL "
+                "WHERE state = 4"
             )
             self._cache.clear()
 
@@ -515,7 +547,8 @@ class SqliteStore(AuditTables):
         conn.execute(
             "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
             "indexable = ?, reason = ?, detail = ?, lastmod = ?, lastmod_source = ?, "
-            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ? WHERE id = ?",
+            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ?, etag = ?, "
+            "last_modified = ? WHERE id = ?",
             (
                 outcome.status,
                 outcome.content_type,
@@ -530,6 +563,8 @@ class SqliteStore(AuditTables):
                 outcome.bytes,
                 outcome.redirect_to,
                 outcome.outlinks,
+                outcome.etag,
+                outcome.last_modified,
                 url_id,
             ),
         )
@@ -557,7 +592,8 @@ class SqliteStore(AuditTables):
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
         self._begin().execute(
-            "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
+            "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0, etag = NULL, "
+            "last_modified = NULL WHERE id = ?",
             (reason, detail, url_id),
         )
 
@@ -712,14 +748,18 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 
 
 #: Insert a URL, or judge anew one known only from an earlier run (``STALE``): queued
-#: again it keeps its last verdict until fetched (a 304 keeps it); decided, it drops it.
+#: again it keeps its last verdict and validators until fetched (a 304 keeps them);
+#: decided otherwise (out of scope, trap ...), it drops both, so a later 304 can never
+#: bring back a verdict that is no longer true.
 _ADD_URL_SQL = (
     "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
     "found_from = excluded.found_from, state = excluded.state, "
     "reason = CASE WHEN excluded.state = 0 THEN urls.reason ELSE excluded.reason END, "
     "detail = CASE WHEN excluded.state = 0 THEN urls.detail ELSE excluded.detail END, "
-    "indexable = CASE WHEN excluded.state = 0 THEN urls.indexable ELSE 0 END "
+    "indexable = CASE WHEN excluded.state = 0 THEN urls.indexable ELSE 0 END, "
+    "etag = CASE WHEN excluded.state = 0 THEN urls.etag END, "
+    "last_modified = CASE WHEN excluded.state = 0 THEN urls.last_modified END "
     "WHERE urls.state = 4"
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
