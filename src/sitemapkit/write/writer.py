@@ -591,8 +591,8 @@ class SitemapSetWriter:
             more = f" (and {len(failed) - 5:,} more)" if len(failed) > 5 else ""
             raise EntryError(
                 f"{len(failed):,} page(s) have hreflang alternates that do not list them back: "
-                f"{shown}{more}; fix the alternates or use --skip-invalid to write those "
-                "pages without them",
+                f"{shown}{more}; fix the alternates, or write those pages without them "
+                "(skip_invalid, --skip-invalid)",
                 rule="hreflang-not-reciprocal",
             )
         self._place_deferred(failed)
