@@ -39,6 +39,7 @@ from typing import Any, Final
 from selectolax.lexbor import LexborHTMLParser
 
 from sitemapkit import dates
+from sitemapkit.crawl.significance import content_fingerprint, visible_text
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize, resolve
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_IMAGES_PER_URL
@@ -178,6 +179,8 @@ class PageFacts:
     lastmod_source: str | None = None
     images: tuple[str, ...] = ()
     encoding: str = "utf-8"
+    #: :func:`~sitemapkit.crawl.significance.content_fingerprint` of the page.
+    fingerprint: str | None = None
 
     def follow_links(
         self, *, include_nofollow: bool = False, kinds: frozenset[str] = FOLLOW_KINDS
@@ -603,6 +606,17 @@ def extract_page(
             if len(images) >= MAX_IMAGES_PER_URL:
                 break
 
+    noindex = m_noindex or h_noindex
+    nofollow = m_nofollow or h_nofollow
+    fingerprint = content_fingerprint(
+        text=visible_text(parser),  # last: it strips the code elements from the tree
+        title=title,
+        canonical=canonical,
+        noindex=noindex,
+        nofollow=nofollow,
+        links=[(link.url, link.kind, link.nofollow) for link in links.values()],
+        jsonld=jsonld,
+    )
     return PageFacts(
         url=page_url,
         title=title,
@@ -613,11 +627,12 @@ def extract_page(
         canonical=canonical,
         canonical_source=canonical_source,
         alternates=tuple(alts),
-        noindex=m_noindex or h_noindex,
-        nofollow=m_nofollow or h_nofollow,
+        noindex=noindex,
+        nofollow=nofollow,
         meta_refresh=refresh_url,
         lastmod=lastmod,
         lastmod_source=lastmod_source,
         images=tuple(images),
         encoding=encoding,
+        fingerprint=fingerprint,
     )
