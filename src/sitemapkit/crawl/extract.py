@@ -42,7 +42,7 @@ from sitemapkit import dates
 from sitemapkit.crawl.significance import content_fingerprint, visible_text
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize, resolve
 from sitemapkit.errors import InputError
-from sitemapkit.limits import MAX_IMAGES_PER_URL
+from sitemapkit.limits import MAX_IMAGES_PER_URL, MAX_JSONLD_BYTES
 from sitemapkit.model import Alternate
 
 __all__ = [
@@ -63,8 +63,6 @@ __all__ = [
 MAX_LINKS_PER_PAGE: Final = 20_000
 #: Characters kept of a title or h1 (Google shows about 60; 512 keeps every real one).
 MAX_TITLE_LENGTH: Final = 512
-#: Bytes of JSON-LD we are willing to parse per script element.
-MAX_JSONLD_BYTES: Final = 1_000_000
 #: A ``Last-Modified`` this close to the response time is the server's clock, not an edit.
 STAMPED_SLACK: Final = timedelta(minutes=2)
 #: Link kinds the crawler follows by default; ``frame`` (iframe/frame src) is recorded only.

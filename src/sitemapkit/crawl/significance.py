@@ -35,6 +35,8 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sitemapkit.limits import MAX_JSONLD_BYTES
+
 #: Elements whose text is code, not content.
 NON_CONTENT_TAGS = ("script", "style", "noscript", "template", "svg")
 #: Query or matrix parameters that carry a visitor's session, not a page (lower case).
@@ -88,12 +90,14 @@ def structured_data(blocks: Iterable[str]) -> list[str]:
     """Each JSON-LD block in one canonical spelling (a broken block: its text, trimmed)."""
     out: list[str] = []
     for block in blocks:
-        try:
-            data = json.loads(block)
-        except ValueError:
-            out.append(_SPACE.sub(" ", block).strip())
+        spelled = _SPACE.sub(" ", block).strip()
+        if len(block) > MAX_JSONLD_BYTES:  # hostile size: hashed as text, never parsed
+            out.append(spelled)
             continue
-        out.append(json.dumps(_drop_dates(data), sort_keys=True, ensure_ascii=False))
+        try:
+            out.append(json.dumps(_drop_dates(json.loads(block)), sort_keys=True))
+        except (ValueError, RecursionError):  # broken, or nested deeper than Python recurses
+            out.append(spelled)
     return out
 
 
