@@ -39,6 +39,9 @@ def test_every_listed_code_names_exactly_its_urls(
         assert found.get(code, set()) == urls, code
     # a healthy listed page earns nothing; every listed URL has a known fate
     assert "listed-unverified" not in found
+    # listed URLs the crawl missed are fetched, but their links are not followed
+    assert audit_site.hits["/orphan"] == 1
+    assert audit_site.hits["/orphan-child"] == 0
     assert status == 1  # errors found, --fail-on error
 
 
@@ -91,6 +94,11 @@ def test_offline_against_an_earlier_crawl_uses_no_network(
     assert found["listed-redirect"] == {base + "/old"}
     assert found["listed-blocked"] == {base + "/blocked/x"}
     assert status == 1
+    # -o DIR beside an existing --db: the folder is made, the report written in it
+    report_dir = tmp_path / "new" / "reports"
+    args = ["audit", "--db", str(db), "--sitemap", str(sitemap), "-o", str(report_dir)]
+    assert main([*args, "--format", "csv"]) == 1
+    assert (report_dir / "audit.csv").read_text("utf-8").startswith("code,severity,url")
 
 
 OTHER = "http://other.example/page"
