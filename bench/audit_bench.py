@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 from crawl_bench import SITES, unpack
+from crawl_bench import nginx_conf as crawl_nginx_conf
 
 ADVERTOOLS = "advertools==0.18.0"
 #: Codes advertools' DataFrames can express (it drops robots-blocked URLs silently and
@@ -88,49 +89,21 @@ def plant(root: Path, start: str, port: int, out: Path) -> dict[str, str]:
 
 
 def nginx_conf(sites: dict[int, tuple[Path, Path, dict[str, str], str]]) -> Path:
-    base = c.SCRATCH / "nginx-audit"
-    (base / "logs").mkdir(parents=True, exist_ok=True)
-    blocks = []
-    for port, (root, sitemap, roles, start) in sites.items():
-        robots = (
-            f"User-agent: *\\nDisallow: /bench-private/\\n"
-            f"Sitemap: http://127.0.0.1:{port}/sitemap.xml\\n"
-        )
-        blocks.append(
-            f"""  server {{
-    listen 127.0.0.1:{port};
-    root {root};
-    autoindex off;
-    location = /robots.txt {{ default_type text/plain; return 200 "{robots}"; }}
-    location = /sitemap.xml {{ default_type application/xml; alias {sitemap}; }}
+    """The crawl bench's nginx config, with the sitemap, robots.txt and planted locations."""
+    robots = {
+        port: f"User-agent: *\\nDisallow: /bench-private/\\n"
+        f"Sitemap: http://127.0.0.1:{port}/sitemap.xml\\n"
+        for port in sites
+    }
+    extra = {
+        port: f"""    location = /sitemap.xml {{ default_type application/xml; alias {sitemap}; }}
     location = {roles["redirect"]} {{ return 301 {start}; }}
     location = {roles["noindex"]} {{ add_header X-Robots-Tag "noindex"; }}
-  }}"""
-        )
-    conf = base / "nginx.conf"
-    conf.write_text(
-        f"""# written by bench/audit_bench.py
-worker_processes 1;
-pid {base}/nginx.pid;
-error_log {base}/logs/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  include /etc/nginx/mime.types;
-  default_type application/octet-stream;
-  access_log off;
-  sendfile on;
-  keepalive_requests 1000000;
-  keepalive_timeout 120s;
-  client_body_temp_path {base}/tmp-body;
-  proxy_temp_path {base}/tmp-proxy;
-  fastcgi_temp_path {base}/tmp-fastcgi;
-  uwsgi_temp_path {base}/tmp-uwsgi;
-  scgi_temp_path {base}/tmp-scgi;
-{chr(10).join(blocks)}
-}}
 """
-    )
-    return conf
+        for port, (_, sitemap, roles, start) in sites.items()
+    }
+    roots = {port: site[0] for port, site in sites.items()}
+    return crawl_nginx_conf(roots, name="nginx-audit", robots=robots, extra=extra)
 
 
 def knobs(n: int) -> list[str]:

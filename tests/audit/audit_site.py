@@ -96,6 +96,8 @@ class AuditSite:
     has_sitemap: bool = True
     #: robots.txt also names /html-sitemap.xml, an HTML page.
     robots_names_html: bool = False
+    #: robots.txt is padded to 50 MB after its rules (a hostile or broken server).
+    huge_robots: bool = False
     base: str = ""
     hits: Counter[str] = field(default_factory=Counter)
 
@@ -132,7 +134,10 @@ class AuditSite:
             "/html-sitemap.xml": html("Not a sitemap"),
         }
         if path == "/robots.txt":
-            return web.Response(text=self.robots(), content_type="text/plain")
+            body = self.robots().encode()
+            if self.huge_robots:
+                body += b"# padding\n" * (50 * 1024 * 1024 // 10)
+            return web.Response(body=body, content_type="text/plain")
         if path == "/sitemap.xml" and self.has_sitemap:
             return web.Response(text=_urlset(self.base), content_type="application/xml")
         if path == "/shop/sitemap.xml" and self.has_sitemap:
