@@ -35,6 +35,8 @@ class ChangingSite:
     conditional: bool = True
     #: False: no ETag header, so Last-Modified is the only validator.
     etags: bool = True
+    #: False: no Last-Modified header (a dynamic page).
+    last_modified: bool = True
     hits: Counter[str] = field(default_factory=Counter)
     not_modified: Counter[str] = field(default_factory=Counter)
     body_bytes: int = 0
@@ -60,7 +62,7 @@ class ChangingSite:
         body = html.encode()
         etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
         stamp = self.modified.get(path, EPOCH)
-        headers = {"Last-Modified": _http_date(stamp)}
+        headers = {"Last-Modified": _http_date(stamp)} if self.last_modified else {}
         if self.etags:
             headers["ETag"] = etag
         if self.conditional and _fresh(request, etag, stamp):

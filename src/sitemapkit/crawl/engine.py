@@ -32,6 +32,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
@@ -174,6 +175,8 @@ class Crawler:
         self._start_problem: str | None = "not fetched"
         self._start_ok = False
         self._fetcher: Fetcher
+        #: When the current run started: the lastmod of content that changed in it.
+        self._run_started = time.time()
         self._polite: Politeness
         #: Renders the pages that need it (``--render``); closed when the run ends.
         self.renderer = renderer if renderer is not None else _renderer(self.config)
@@ -209,6 +212,7 @@ class Crawler:
             start_row = store.add_urls([self._new(known, 0, None)])
             self._start_id = start_row[self._key(known)][0]
             self._load_start_state()
+            self._run_started = store.run_started() or time.time()
             return known
         if known is not None:
             self._check_rerun(known, start)
@@ -224,6 +228,7 @@ class Crawler:
         store.set_meta("config", self.config.to_json())
         store.set_meta("state", "running")
         store.start_run(time.time())
+        self._run_started = store.run_started() or time.time()
         ids = store.add_urls([self._new(start, 0, None)])
         self._start_id = ids[self._key(start)][0]
         store.commit()
@@ -642,10 +647,10 @@ class Crawler:
             trim_heap()
         out.etag = response.headers.get("ETag")
         out.last_modified = response.headers.get("Last-Modified")
+        out.fingerprint = facts.fingerprint
         out.title = facts.title
         out.canonical = facts.canonical
-        out.lastmod = facts.lastmod
-        out.lastmod_source = facts.lastmod_source
+        out.lastmod, out.lastmod_source = self._lastmod(item, facts)
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
@@ -671,6 +676,24 @@ class Crawler:
             self.stats.in_sitemap += 1
         if self._follow_links:
             self._discover(item, facts)
+
+    def _lastmod(self, item: Claimed, facts: PageFacts) -> tuple[str | None, str | None]:
+        """Which date is lastmod (issue 12), and its source.
+
+        A date the page states (``article:modified_time``, JSON-LD ...) is its own claim
+        and wins.  ``Last-Modified`` is the server's guess (a file time every rebuild
+        moves): used on the first crawl, later only when the fingerprint changed too.
+        When the content changed without a date, lastmod is this run's start
+        (``content-change``); when it did not, the earlier lastmod stays.
+        """
+        stated = facts.lastmod_source not in (None, "last-modified")
+        if stated or item.fingerprint is None:  # the page's word, or a first crawl
+            return facts.lastmod, facts.lastmod_source
+        if item.fingerprint == facts.fingerprint:
+            return item.lastmod, item.lastmod_source
+        if facts.lastmod is not None:
+            return facts.lastmod, facts.lastmod_source
+        return _w3c_time(self._run_started), CONTENT_CHANGE
 
     def _not_modified(self, item: Claimed, now: float) -> None:
         """A ``304``: keep what the last fetch learnt, and walk on through its stored links."""
@@ -780,6 +803,15 @@ class Crawler:
         if batch:
             self.store.add_urls(batch)
         self.store.commit()
+
+
+#: The lastmod source of a date that is the start of the run that saw the content change.
+CONTENT_CHANGE = "content-change"
+
+
+def _w3c_time(stamp: float) -> str:
+    """A W3C datetime (UTC, seconds) for a run's start."""
+    return datetime.fromtimestamp(int(stamp), UTC).isoformat().replace("+00:00", "Z")
 
 
 def _conditional(item: Claimed) -> dict[str, str] | None:

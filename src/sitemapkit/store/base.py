@@ -89,6 +89,10 @@ class Claimed:
     #: sends them, and a ``304`` keeps what that run learnt of the page.
     etag: str | None = None
     last_modified: str | None = None
+    #: What the last fetch found: its content fingerprint and the lastmod it gave.
+    fingerprint: str | None = None
+    lastmod: str | None = None
+    lastmod_source: str | None = None
 
     @property
     def spelling(self) -> str:
@@ -126,6 +130,8 @@ class Outcome:
     #: The response's validators, sent back by the next run (conditional requests).
     etag: str | None = None
     last_modified: str | None = None
+    #: The page's content fingerprint (:mod:`sitemapkit.crawl.significance`).
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +293,10 @@ class CrawlStore(Protocol):
 
     def runs(self) -> list[RunRow]:
         """Every run of this store, oldest first."""
+        ...
+
+    def run_started(self) -> float | None:
+        """When the current (last) run started."""
         ...
 
     def finish(self, url_id: int, outcome: Outcome) -> None: ...

@@ -148,6 +148,12 @@ _MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE urls ADD COLUMN etag TEXT;
     ALTER TABLE urls ADD COLUMN last_modified TEXT;
     """,
+    # 7: content fingerprints (issue 12): what makes the page significant, and the first run
+    # that saw the current one (its start is the page's lastmod, source content-change).
+    """
+    ALTER TABLE urls ADD COLUMN fingerprint TEXT;
+    ALTER TABLE urls ADD COLUMN fingerprint_run INTEGER;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -447,13 +453,13 @@ class SqliteStore(AuditTables):
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth, loc, etag, last_modified FROM urls WHERE state = 0 "
-            "ORDER BY depth, id LIMIT ?",
+            "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
+            "lastmod_source FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3], r[4], r[5]) for r in rows]
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
 
     @_writes
     def claim_url(
@@ -464,14 +470,14 @@ class SqliteStore(AuditTables):
             "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?) "
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
             "found_from = excluded.found_from WHERE urls.state = 4 "
-            "RETURNING id, etag, last_modified",
+            "RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
             (url, depth, found_from, loc),
         ).fetchone()
         if row is None:
             return None
         url_id = int(row[0])
         self._cache[url] = (url_id, UrlState.CLAIMED)
-        return Claimed(url_id, url, depth, loc, row[1], row[2])
+        return Claimed(url_id, url, depth, loc, *row[1:])
 
     @_writes
     def unchanged(self, url_id: int, fetched_at: float) -> bool:
@@ -523,6 +529,11 @@ class SqliteStore(AuditTables):
             self._cache.clear()
 
     @_reads
+    def run_started(self) -> float | None:
+        row = self._conn.execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
+    @_reads
     def runs(self) -> list[RunRow]:
         return [
             RunRow(int(i), float(s), None if e is None else float(e), str(st))
@@ -548,7 +559,9 @@ class SqliteStore(AuditTables):
             "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
             "indexable = ?, reason = ?, detail = ?, lastmod = ?, lastmod_source = ?, "
             "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ?, etag = ?, "
-            "last_modified = ? WHERE id = ?",
+            "last_modified = ?, fingerprint_run = CASE WHEN fingerprint IS ? "
+            "THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, fingerprint = ? "
+            "WHERE id = ?",
             (
                 outcome.status,
                 outcome.content_type,
@@ -565,6 +578,8 @@ class SqliteStore(AuditTables):
                 outcome.outlinks,
                 outcome.etag,
                 outcome.last_modified,
+                outcome.fingerprint,
+                outcome.fingerprint,
                 url_id,
             ),
         )
