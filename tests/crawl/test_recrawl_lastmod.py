@@ -105,3 +105,27 @@ def test_without_dates_lastmod_is_the_run_that_saw_the_change(
     # a third run over the same content keeps the date of the run that saw the change
     crawl(site, db_path)
     assert lastmods(db_path, site.base) == after
+
+
+def test_a_stated_date_that_moves_without_a_change_is_kept_and_noted(
+    site: ChangingSite, db_path: Path
+) -> None:
+    def stated(date: str, text: str = "") -> str:
+        meta = f'<meta property="article:modified_time" content="{date}">'
+        return body(1, text=text).replace("<title>", meta + "<title>", 1)
+
+    site.pages["/p1"] = stated("2024-03-01T00:00:00Z")
+    crawl(site, db_path)
+    site.pages["/p1"] = stated("2024-08-08T00:00:00Z")  # same content, a new claim
+    crawl(site, db_path)
+    [record] = [r for r in iter_page_records(db_path) if r.url.endswith("/p1")]
+    assert (record.lastmod, record.lastmod_source) == (
+        "2024-03-01T00:00:00Z",
+        "article:modified_time",
+    )
+    assert "lastmod-ahead: article:modified_time says 2024-08-08T00:00:00Z" in record.extra["notes"]
+    site.pages["/p1"] = stated("2024-09-09T00:00:00Z", text="Really new.")  # a real change
+    crawl(site, db_path)
+    [record] = [r for r in iter_page_records(db_path) if r.url.endswith("/p1")]
+    assert record.lastmod == "2024-09-09T00:00:00Z"
+    assert "lastmod-ahead" not in record.extra.get("notes", "")

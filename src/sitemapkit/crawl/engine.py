@@ -662,7 +662,7 @@ class Crawler:
         out.fingerprint = facts.fingerprint
         out.title = facts.title
         out.canonical = facts.canonical
-        out.lastmod, out.lastmod_source = self._lastmod(item, facts)
+        out.lastmod, out.lastmod_source, ahead = self._lastmod(item, facts)
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
@@ -683,29 +683,42 @@ class Crawler:
         out.outlinks = len(facts.links)
         if facts.links_dropped:
             out.notes = (("links-capped", _links_capped(facts.links_dropped)),)
+        if ahead is not None:
+            out.notes = (*out.notes, ("lastmod-ahead", ahead))
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
         if self._follow_links:
             self._discover(item, facts)
 
-    def _lastmod(self, item: Claimed, facts: PageFacts) -> tuple[str | None, str | None]:
-        """Which date is lastmod (issue 12), and its source.
+    def _lastmod(
+        self, item: Claimed, facts: PageFacts
+    ) -> tuple[str | None, str | None, str | None]:
+        """Which date is lastmod (issue 12), its source, and a contradiction to note.
 
         A date the page states (``article:modified_time``, JSON-LD ...) is its own claim
         and wins.  ``Last-Modified`` is the server's guess (a file time every rebuild
         moves): used on the first crawl, later only when the fingerprint changed too.
         When the content changed without a date, lastmod is this run's start
-        (``content-change``); when it did not, the earlier lastmod stays.
+        (``content-change``).  When it did not change, the earlier lastmod stays, and a
+        stated date or header that moved anyway is noted (``lastmod-ahead``, for the audit).
         """
+        if item.fingerprint is None:  # a first crawl: the page's word, else the header
+            return facts.lastmod, facts.lastmod_source, None
+        if item.fingerprint == facts.fingerprint and item.lastmod is not None:
+            ahead = None
+            if facts.lastmod is not None and facts.lastmod != item.lastmod:
+                ahead = (
+                    f"{facts.lastmod_source} says {facts.lastmod}, but the content has not "
+                    f"changed since {item.lastmod}: lastmod kept"
+                )
+            return item.lastmod, item.lastmod_source, ahead
         stated = facts.lastmod_source not in (None, "last-modified")
-        if stated or item.fingerprint is None:  # the page's word, or a first crawl
-            return facts.lastmod, facts.lastmod_source
-        if item.fingerprint == facts.fingerprint:
-            return item.lastmod, item.lastmod_source
+        if item.fingerprint == facts.fingerprint:  # unchanged, no date before
+            return (facts.lastmod, facts.lastmod_source, None) if stated else (None, None, None)
         if facts.lastmod is not None:
-            return facts.lastmod, facts.lastmod_source
-        return _w3c_time(self._run_started), CONTENT_CHANGE
+            return facts.lastmod, facts.lastmod_source, None
+        return _w3c_time(self._run_started), CONTENT_CHANGE, None
 
     def _not_modified(self, item: Claimed, now: float) -> None:
         """A ``304``: keep what the last fetch learnt, and walk on through its stored links."""
