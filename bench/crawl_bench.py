@@ -87,16 +87,24 @@ def unpack(site: Site) -> Path:
     return root
 
 
-def nginx_conf(servers: dict[int, Path]) -> Path:
-    base = c.SCRATCH / "nginx"
+def nginx_conf(
+    servers: dict[int, Path],
+    *,
+    name: str = "nginx",
+    robots: dict[int, str] | None = None,
+    extra: dict[int, str] | None = None,
+) -> Path:
+    """nginx config serving each ``port -> root``; ``robots``/``extra`` vary it per port."""
+    base = c.SCRATCH / name
     (base / "logs").mkdir(parents=True, exist_ok=True)
+    says = robots or {}
     blocks = "\n".join(
         f"""  server {{
     listen 127.0.0.1:{port};
     root {root};
     autoindex off;
-    location = /robots.txt {{ default_type text/plain; return 200 "{ROBOTS}"; }}
-  }}"""
+    location = /robots.txt {{ default_type text/plain; return 200 "{says.get(port, ROBOTS)}"; }}
+{(extra or {}).get(port, "")}  }}"""
         for port, root in servers.items()
     )
     conf = base / "nginx.conf"

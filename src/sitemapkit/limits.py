@@ -73,3 +73,5 @@ MAX_LISTED_FINDINGS: Final = 1_000
 #: or a text), before reading stops: expat and line splitting would otherwise go quadratic
 #: on a 100 MB line or attribute.  Real sitemaps stay far below (a loc is < 2,048 chars).
 MAX_RUN_BYTES: Final = 1_048_576
+#: Bytes of JSON-LD we are willing to parse per script element (lastmod, the fingerprint).
+MAX_JSONLD_BYTES: Final = 1_000_000

@@ -54,3 +54,21 @@ def lines_for_people(lines: list[str]) -> str:
     elif joined.count("\n") == len(lines) - 1 and _UNSAFE_IN_LINES.search(joined) is None:
         return joined
     return "\n".join(for_people(line) for line in lines)
+
+
+#: what ``json.dumps(..., ensure_ascii=False)`` leaves raw although a terminal acts on it:
+#: DEL, C1 controls (CSI ``\x9b``, OSC ``\x9d``), line/paragraph separators, bidi controls
+_JSON_RAW: Final = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m[0]):04x}"
+
+
+def json_for_terminals(text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with the characters JSON leaves raw but terminals
+    act on written as ``\\uXXXX``: the same JSON value, safe to print.  (JSON itself
+    escapes C0 controls; these can only occur inside strings.)"""
+    if _JSON_RAW.search(text) is None:
+        return text
+    return _JSON_RAW.sub(_json_escape, text)

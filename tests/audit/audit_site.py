@@ -8,9 +8,10 @@ names an HTML page as its sitemap) are switched by :class:`AuditSite` flags.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from aiohttp import web
 
@@ -95,7 +96,10 @@ class AuditSite:
     has_sitemap: bool = True
     #: robots.txt also names /html-sitemap.xml, an HTML page.
     robots_names_html: bool = False
+    #: robots.txt is padded to 50 MB after its rules (a hostile or broken server).
+    huge_robots: bool = False
     base: str = ""
+    hits: Counter[str] = field(default_factory=Counter)
 
     def robots(self) -> str:
         lines = ["User-agent: *", "Disallow: /blocked/", ""]
@@ -108,6 +112,7 @@ class AuditSite:
 
     def handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path
+        self.hits[path] += 1
         home = links("/a", "/b", "/c", "/old", "/gone", "/noidx", "/canon", "/blocked/x")
         home += links("/doc.pdf", "/lm-ahead", "/lm-behind", "/en", "/de", "/shop/lamp")
         home += links("/elsewhere/outside")
@@ -118,7 +123,8 @@ class AuditSite:
             "/c": html("C", links("/")),
             "/noidx": html("No index", head='<meta name="robots" content="noindex">'),
             "/canon": html("Canon", head='<link rel="canonical" href="/a">'),
-            "/orphan": html("Orphan", links("/")),
+            "/orphan": html("Orphan", links("/", "/orphan-child")),
+            "/orphan-child": html("Only an orphan links here"),
             "/lm-ahead": html("Ahead", head=_DATED),
             "/lm-behind": html("Behind", head=_DATED),
             "/en": html("English", links("/de")),
@@ -128,7 +134,10 @@ class AuditSite:
             "/html-sitemap.xml": html("Not a sitemap"),
         }
         if path == "/robots.txt":
-            return web.Response(text=self.robots(), content_type="text/plain")
+            body = self.robots().encode()
+            if self.huge_robots:
+                body += b"# padding\n" * (50 * 1024 * 1024 // 10)
+            return web.Response(body=body, content_type="text/plain")
         if path == "/sitemap.xml" and self.has_sitemap:
             return web.Response(text=_urlset(self.base), content_type="application/xml")
         if path == "/shop/sitemap.xml" and self.has_sitemap:

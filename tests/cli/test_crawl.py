@@ -76,11 +76,25 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 def test_explicit_db_is_never_overwritten(
     site: FixtureSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from sitemapkit.store.sqlite import SqliteStore
+
     db = tmp_path / "state.sqlite"
     args = ["--db", str(db), "--max-depth", "0"]
     assert crawl_site(site, tmp_path / "o", *args) == 0
+    # Again on a finished crawl: a new run in the same store, the first one kept.
+    assert crawl_site(site, tmp_path / "o", *args) == 0
+    store = SqliteStore(db)
+    assert [r.state for r in store.runs()] == ["finished", "finished"]
+    store.set_meta("state", "interrupted")
+    store.close()
+    capsys.readouterr()
+    # An unfinished one is continued with --resume, never overwritten or restarted.
     assert crawl_site(site, tmp_path / "o", *args) == 2
-    assert "--resume" in capsys.readouterr().err
+    assert "continue it with --resume" in capsys.readouterr().err
+    other = tmp_path / "notes.txt"
+    other.write_text("mine")
+    assert crawl_site(site, tmp_path / "o", "--db", str(other)) == 2
+    assert other.read_text() == "mine"
 
 
 def test_why_explains_a_redirect_chain_and_a_reason(

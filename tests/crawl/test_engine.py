@@ -152,8 +152,9 @@ def test_a_store_holding_another_crawl_is_refused(site: FixtureSite, db_path: Pa
     from sitemapkit.errors import StoreError
 
     run(CrawlConfig(site.base + "/about", max_body=SMALL_BODY), db_path)
+    # The same start URL again is a new run (tests/crawl/test_recrawl.py); another is refused.
     with pytest.raises(StoreError, match="already holds a crawl"):
-        run(CrawlConfig(site.base + "/about"), db_path)
+        run(CrawlConfig(site.base + "/"), db_path)
 
 
 def test_max_duration_stops_and_resume_completes(site: FixtureSite, db_path: Path) -> None:

@@ -191,3 +191,24 @@ def test_control_characters_never_reach_the_terminal(
     assert code == 1
     assert "\\x1b[31mred line" in out
     assert not any(ch in out + err for ch in "\x1b\x07\x9b\x00")
+
+
+def test_json_output_escapes_what_terminals_act_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """json.dumps(ensure_ascii=False) escapes C0 but leaves DEL, C1 (CSI \\x9b) and bidi
+    controls raw; the JSON printed escapes them too and still reads back the same."""
+    import json
+
+    evil = "https://e.com/a\x9b2J\u202e\x7f"
+    path = _write(tmp_path, "urls.txt", f"{evil}\nnot a url \x9d\n")
+    main(["urls", "--format", "jsonl", path])
+    out, _ = capsys.readouterr()
+    assert not any(ch in out for ch in "\x9b\u202e\x7f")
+    assert json.loads(out)["loc"] == evil
+    for fmt in ("json", "sarif"):
+        main(["validate", "--format", fmt, path])
+        out, _ = capsys.readouterr()
+        assert not any(ch in out for ch in "\x9b\x9d\u202e\x7f")
+        assert "\\u009d" in out
+        json.loads(out)

@@ -104,3 +104,15 @@ def test_a_corrupt_crawl_is_one_error_line_not_a_traceback(
     assert err[0].startswith(f"sitemapkit: error: {path}: cannot read the crawl state: ")
     assert main(["crawl", "--db", str(path), "--why", "/x"]) == 1
     assert "cannot read the crawl state" in capsys.readouterr().err
+
+
+def test_a_failed_audit_write_is_one_store_write_error(tmp_path: Path) -> None:
+    from sitemapkit.errors import StoreWriteError
+    from sitemapkit.store.base import AuditRow
+
+    store = SqliteStore(tmp_path / "c.sqlite")
+    store._conn.execute("PRAGMA query_only = 1")  # what a read-only file answers to a write
+    with pytest.raises(StoreWriteError, match=r"c\.sqlite: cannot write the audit: "):
+        store.add_findings([AuditRow("listed-error", "error", "https://x/", None, None, "404")])
+    store._conn.execute("PRAGMA query_only = 0")
+    store.close()

@@ -25,7 +25,8 @@ from sitemapkit.model import Finding
 from sitemapkit.read import source
 from sitemapkit.read.lanes import DATE, Block, build_lane
 from sitemapkit.read.xmlstream import Node, XmlStreamParser, block_nodes
-from sitemapkit.validate.validator import MAX_LANE_KINDS, validate
+from sitemapkit.validate.state import MAX_LANE_KINDS
+from sitemapkit.validate.validator import validate
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 BASE = "https://example.com/shop/"
@@ -462,8 +463,9 @@ def test_bulk_line_ends_when_the_hash_is_only_found_across_slots() -> None:
     """
     code = (
         "from array import array\n"
-        "from sitemapkit.validate.validator import Validator, _DocState\n"
-        "st = _DocState()\n"
+        "from sitemapkit.validate.state import DocState\n"
+        "from sitemapkit.validate.validator import Validator\n"
+        "st = DocState()\n"
         "h = 0x0102030405060708\n"
         "needle = h.to_bytes(8, 'little', signed=True)\n"
         "st.order = bytearray(b'\\0\\0\\0' + needle + b'\\0\\0\\0\\0\\0')  # only unaligned\n"

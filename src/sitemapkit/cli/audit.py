@@ -149,6 +149,7 @@ def _emit(result: Any, fmt: str | None, out_dir: Path | None, fail_on: str) -> N
             writers[fmt or "text"](result, store, sys.stdout)
             return
         writers["text"](result, store, sys.stdout)
+        out_dir.mkdir(parents=True, exist_ok=True)
         chosen = [fmt] if fmt is not None else [f for f in FORMATS if f != "text"]
         for name in chosen:
             target = out_dir / FORMATS[name]

@@ -443,8 +443,11 @@ def crawl(
     out_dir.mkdir(parents=True, exist_ok=True)
     if db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
-    # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced.
-    mode: OpenMode = "resume" if resume else "new" if explicit_db else "replace"
+    # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced, with
+    # --db a finished crawl of the same site gets a new run (history kept).
+    mode: OpenMode = "resume" if resume else "replace"
+    if explicit_db and not resume:
+        mode = "open" if is_crawl_db(db) else "new"
     try:
         store = open_store(db, mode=mode)
     except (StoreBusyError, StoreWriteError):

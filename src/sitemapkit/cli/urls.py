@@ -22,7 +22,7 @@ from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
 from sitemapkit.read.walk import is_unreadable, is_url
-from sitemapkit.terminal import lines_for_people
+from sitemapkit.terminal import json_for_terminals, lines_for_people
 
 _FIELDS = (
     "loc",
@@ -79,10 +79,10 @@ def _write_jsonl(items: Iterable[SourcedEntry], out: TextIO) -> int:
         buf.append(dumps(_entry_dict(item)))
         n += 1
         if len(buf) >= 2048:
-            out.write("\n".join(buf) + "\n")
+            out.write(json_for_terminals("\n".join(buf)) + "\n")
             buf.clear()
     if buf:
-        out.write("\n".join(buf) + "\n")
+        out.write(json_for_terminals("\n".join(buf)) + "\n")
     return n
 
 

@@ -22,7 +22,7 @@ from sitemapkit.fileio import atomic_open
 from sitemapkit.model import Finding, Severity
 from sitemapkit.read.walk import is_url
 from sitemapkit.rulebook.codes import ALL_CODES
-from sitemapkit.terminal import for_people
+from sitemapkit.terminal import for_people, json_for_terminals
 from sitemapkit.validate.validator import ValidationReport
 from sitemapkit.validate.validator import validate as run_validate
 
@@ -61,7 +61,7 @@ def _text(rep: ValidationReport) -> str:
 
 
 def _json(rep: ValidationReport) -> str:
-    return (
+    return json_for_terminals(
         json.dumps(
             {
                 "sitemaps": rep.sitemaps,
@@ -276,7 +276,7 @@ def validate(
     elif fmt == "json":
         text = _json(rep)
     else:
-        text = json.dumps(sarif(rep), indent=2, ensure_ascii=False) + "\n"
+        text = json_for_terminals(json.dumps(sarif(rep), indent=2, ensure_ascii=False)) + "\n"
     if output == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

@@ -32,6 +32,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import aiohttp
@@ -101,6 +102,8 @@ class CrawlStats:
     #: HTTP requests for pages (a redirect chain makes several).
     fetched: int = 0
     pages: int = 0
+    #: Pages the server said were unchanged (``304``): walked from the stored facts.
+    not_modified: int = 0
     errors: int = 0
     in_sitemap: int = 0
     #: URLs claimed and waiting in memory for a worker.
@@ -172,6 +175,8 @@ class Crawler:
         self._start_problem: str | None = "not fetched"
         self._start_ok = False
         self._fetcher: Fetcher
+        #: When the current run started: the lastmod of content that changed in it.
+        self._run_started = time.time()
         self._polite: Politeness
         #: Renders the pages that need it (``--render``); closed when the run ends.
         self.renderer = renderer if renderer is not None else _renderer(self.config)
@@ -207,20 +212,41 @@ class Crawler:
             start_row = store.add_urls([self._new(known, 0, None)])
             self._start_id = start_row[self._key(known)][0]
             self._load_start_state()
+            self._run_started = store.run_started() or time.time()
             return known
         if known is not None:
-            raise StoreError(
-                f"{store.name}: already holds a crawl of {known}; use --resume or another --db"
-            )
-        store.set_meta("schema", "sitemapkit-crawl")
-        store.set_meta("start_url", start)
+            self._check_rerun(known, start)
+            # A new run of the same site: what earlier runs learnt stays, judged anew when
+            # reached; the trap guard starts afresh, the adopted origins stay adopted.
+            for origin in (store.get_meta("scope_origins") or "").split():
+                self.scope.adopt(origin)
+            start = known
+        else:
+            store.set_meta("schema", "sitemapkit-crawl")
+            store.set_meta("start_url", start)
+            store.set_meta("started_at", str(time.time()))
         store.set_meta("config", self.config.to_json())
-        store.set_meta("started_at", str(time.time()))
         store.set_meta("state", "running")
+        store.start_run(time.time())
+        self._run_started = store.run_started() or time.time()
         ids = store.add_urls([self._new(start, 0, None)])
         self._start_id = ids[self._key(start)][0]
         store.commit()
         return start
+
+    def _check_rerun(self, known: str, start: str) -> None:
+        """Refuse a new run over another site's crawl, or over a run not yet finished."""
+        name = self.store.name
+        if known != start:
+            raise StoreError(
+                f"{name}: already holds a crawl of {known}; use --resume or another --db"
+            )
+        state = self.store.get_meta("state") or "running"
+        if state in ("running", "interrupted"):
+            raise StoreError(
+                f"{name}: its last crawl of {known} did not finish ({state}); "
+                "continue it with --resume"
+            )
 
     def _key(self, spelling: str) -> str:
         """The dedup key of a URL the site spelled so (its query sorted under ``sort``)."""
@@ -343,8 +369,10 @@ class Crawler:
                 state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
             else:
                 state = "interrupted"
+            ended = time.time()
             store.set_meta("state", state)
-            store.set_meta("ended_at", str(time.time()))
+            store.set_meta("ended_at", str(ended))
+            store.end_run(state, ended)
             store.commit()
         except StoreError:
             store.rollback()
@@ -448,7 +476,9 @@ class Crawler:
         current = item
         while True:
             async with self._polite.slot(origin_of(current.spelling)):
-                response = await self._fetcher.get(current.spelling, want_body=_wants_body)
+                response = await self._fetcher.get(
+                    current.spelling, want_body=_wants_body, headers=_conditional(current)
+                )
             self.stats.fetched += 1
             if not response.is_redirect:
                 await self._page(current, response)
@@ -503,7 +533,7 @@ class Crawler:
                 return
             self._finish(current, outcome)
             known = self.store.lookup([key]).get(key)
-            if known is not None:
+            if known is not None and known[1] != UrlState.STALE:
                 # Already seen: it was, or will be, crawled (and judged) on its own.
                 self._link(current.id, [(known[0], False, "redirect")])
                 if known[1] == UrlState.HELD:
@@ -583,6 +613,9 @@ class Crawler:
             )
             return
         status = int(response.status or 0)
+        if status == 304 and (item.etag or item.last_modified):
+            self._not_modified(item, now)
+            return
         out = Outcome(
             status=status,
             content_type=response.content_type,
@@ -612,10 +645,12 @@ class Crawler:
                 out.rendered_links = rendered.only_rendered
         if len(response.body) >= BIG_BODY:
             trim_heap()
+        out.etag = response.headers.get("ETag")
+        out.last_modified = response.headers.get("Last-Modified")
+        out.fingerprint = facts.fingerprint
         out.title = facts.title
         out.canonical = facts.canonical
-        out.lastmod = facts.lastmod
-        out.lastmod_source = facts.lastmod_source
+        out.lastmod, out.lastmod_source = self._lastmod(item, facts)
         if response.truncated:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
@@ -642,8 +677,47 @@ class Crawler:
         if self._follow_links:
             self._discover(item, facts)
 
+    def _lastmod(self, item: Claimed, facts: PageFacts) -> tuple[str | None, str | None]:
+        """Which date is lastmod (issue 12), and its source.
+
+        A date the page states (``article:modified_time``, JSON-LD ...) is its own claim
+        and wins.  ``Last-Modified`` is the server's guess (a file time every rebuild
+        moves): used on the first crawl, later only when the fingerprint changed too.
+        When the content changed without a date, lastmod is this run's start
+        (``content-change``); when it did not, the earlier lastmod stays.
+        """
+        stated = facts.lastmod_source not in (None, "last-modified")
+        if stated or item.fingerprint is None:  # the page's word, or a first crawl
+            return facts.lastmod, facts.lastmod_source
+        if item.fingerprint == facts.fingerprint:
+            return item.lastmod, item.lastmod_source
+        if facts.lastmod is not None:
+            return facts.lastmod, facts.lastmod_source
+        return _w3c_time(self._run_started), CONTENT_CHANGE
+
+    def _not_modified(self, item: Claimed, now: float) -> None:
+        """A ``304``: keep what the last fetch learnt, and walk on through its stored links."""
+        self.stats.not_modified += 1
+        indexable = self.store.unchanged(item.id, now)
+        if item.id == self._start_id:
+            fate = self.store.fate(item.id)
+            self._start_ok = fate is not None and fate.status is not None and fate.status < 400
+            self._start_problem = None if self._start_ok else str(fate and fate.reason)
+        if indexable:
+            self.stats.in_sitemap += 1
+        if not self._follow_links:
+            return
+        follow_all = self.config.follow_nofollow
+        found: dict[str, tuple[bool, str, bool, str]] = {}
+        for key, spelling, nofollow, kind in self.store.page_links(item.id):
+            # Stored as _discover stored them: nofollow already holds the page's own.
+            followable = kind in ("canonical", "alternate") or (
+                kind in _FOLLOW_KINDS and (follow_all or not nofollow)
+            )
+            found.setdefault(key, (nofollow, kind, followable, spelling))
+        self._admit(item, found, store_links=False)
+
     def _discover(self, item: Claimed, facts: PageFacts) -> None:
-        depth = item.depth + 1
         follow_all = self.config.follow_nofollow
         page_nofollow = facts.nofollow and not follow_all
         # key -> (nofollow, kind, followable, spelling); the first occurrence names the
@@ -660,6 +734,22 @@ class Crawler:
             found.setdefault(key(facts.canonical), (False, "canonical", True, facts.canonical))
         for alt in facts.alternates:
             found.setdefault(key(alt.href), (False, "alternate", True, alt.href))
+        self._admit(item, found)
+
+    def _admit(
+        self,
+        item: Claimed,
+        found: dict[str, tuple[bool, str, bool, str]],
+        *,
+        store_links: bool = True,
+    ) -> None:
+        """Judge the URLs a page links to (key -> nofollow, kind, followable, spelling).
+
+        New ones and ones known only from an earlier run are judged and queued;
+        ``HELD`` ones a followable link reaches are queued.  ``store_links`` records the
+        links (a ``304`` page keeps the ones already stored).
+        """
+        depth = item.depth + 1
         found.pop(item.url, None)
         if not found:
             return
@@ -667,7 +757,8 @@ class Crawler:
         ids = store.lookup(list(found))
         rows: list[NewUrl] = []
         for url, (_nofollow, _kind, followable, spelling) in found.items():
-            if url in ids:
+            hit = ids.get(url)
+            if hit is not None and hit[1] != UrlState.STALE:  # stale: judged anew this run
                 continue
             # Judged once, when first seen: trap counters must not count repeats.
             decided = self._judge(spelling, depth)
@@ -689,7 +780,8 @@ class Crawler:
             link_rows.append(LinkRow(url_id, nofollow, kind))
             if followable and state == UrlState.HELD:
                 held_to_queue.append((url_id, depth))
-        store.add_links(item.id, link_rows)
+        if store_links:
+            store.add_links(item.id, link_rows)
         if held_to_queue:
             store.requeue(held_to_queue)
 
@@ -711,6 +803,27 @@ class Crawler:
         if batch:
             self.store.add_urls(batch)
         self.store.commit()
+
+
+#: The lastmod source of a date that is the start of the run that saw the content change.
+CONTENT_CHANGE = "content-change"
+
+
+def _w3c_time(stamp: float) -> str:
+    """A W3C datetime (UTC, seconds) for a run's start."""
+    return datetime.fromtimestamp(int(stamp), UTC).isoformat().replace("+00:00", "Z")
+
+
+def _conditional(item: Claimed) -> dict[str, str] | None:
+    """The validators an earlier run stored for ``item``, as request headers."""
+    if item.etag is None and item.last_modified is None:
+        return None
+    headers: dict[str, str] = {}
+    if item.etag is not None:
+        headers["If-None-Match"] = item.etag
+    if item.last_modified is not None:
+        headers["If-Modified-Since"] = item.last_modified
+    return headers
 
 
 def _links_capped(dropped: int) -> str:

@@ -39,9 +39,10 @@ from typing import Any, Final
 from selectolax.lexbor import LexborHTMLParser
 
 from sitemapkit import dates
+from sitemapkit.crawl.significance import content_fingerprint, visible_text
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize, resolve
 from sitemapkit.errors import InputError
-from sitemapkit.limits import MAX_IMAGES_PER_URL
+from sitemapkit.limits import MAX_IMAGES_PER_URL, MAX_JSONLD_BYTES
 from sitemapkit.model import Alternate
 
 __all__ = [
@@ -62,8 +63,6 @@ __all__ = [
 MAX_LINKS_PER_PAGE: Final = 20_000
 #: Characters kept of a title or h1 (Google shows about 60; 512 keeps every real one).
 MAX_TITLE_LENGTH: Final = 512
-#: Bytes of JSON-LD we are willing to parse per script element.
-MAX_JSONLD_BYTES: Final = 1_000_000
 #: A ``Last-Modified`` this close to the response time is the server's clock, not an edit.
 STAMPED_SLACK: Final = timedelta(minutes=2)
 #: Link kinds the crawler follows by default; ``frame`` (iframe/frame src) is recorded only.
@@ -178,6 +177,8 @@ class PageFacts:
     lastmod_source: str | None = None
     images: tuple[str, ...] = ()
     encoding: str = "utf-8"
+    #: :func:`~sitemapkit.crawl.significance.content_fingerprint` of the page.
+    fingerprint: str | None = None
 
     def follow_links(
         self, *, include_nofollow: bool = False, kinds: frozenset[str] = FOLLOW_KINDS
@@ -603,6 +604,17 @@ def extract_page(
             if len(images) >= MAX_IMAGES_PER_URL:
                 break
 
+    noindex = m_noindex or h_noindex
+    nofollow = m_nofollow or h_nofollow
+    fingerprint = content_fingerprint(
+        text=visible_text(parser),  # last: it strips the code elements from the tree
+        title=title,
+        canonical=canonical,
+        noindex=noindex,
+        nofollow=nofollow,
+        links=[(link.url, link.kind, link.nofollow) for link in links.values()],
+        jsonld=jsonld,
+    )
     return PageFacts(
         url=page_url,
         title=title,
@@ -613,11 +625,12 @@ def extract_page(
         canonical=canonical,
         canonical_source=canonical_source,
         alternates=tuple(alts),
-        noindex=m_noindex or h_noindex,
-        nofollow=m_nofollow or h_nofollow,
+        noindex=noindex,
+        nofollow=nofollow,
         meta_refresh=refresh_url,
         lastmod=lastmod,
         lastmod_source=lastmod_source,
         images=tuple(images),
         encoding=encoding,
+        fingerprint=fingerprint,
     )

@@ -136,13 +136,20 @@ class Fetcher:
         self.retried = 0
 
     async def get(
-        self, url: str, *, want_body: Callable[[str | None], bool] | None = None
+        self,
+        url: str,
+        *,
+        want_body: Callable[[str | None], bool] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> Response:
-        """Fetch ``url`` once (plus retries); ``want_body(mime)`` says whether to read the body."""
+        """Fetch ``url`` once (plus retries); ``want_body(mime)`` says whether to read the body.
+
+        ``headers`` are sent with the request (a re-crawl's ``If-None-Match`` ...).
+        """
         attempt = 0
         while True:
             attempt += 1
-            response = await self._once(url, want_body)
+            response = await self._once(url, want_body, headers)
             response.attempts = attempt
             if attempt > self.retries:
                 return response
@@ -160,11 +167,17 @@ class Fetcher:
             self.retried += 1
             await asyncio.sleep(wait)
 
-    async def _once(self, url: str, want_body: Callable[[str | None], bool] | None) -> Response:
+    async def _once(
+        self,
+        url: str,
+        want_body: Callable[[str | None], bool] | None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
         self.requests += 1
+        target = URL(url, encoded=True)
         try:
             async with asyncio.timeout(self.total_timeout):
-                async with self.session.get(URL(url, encoded=True), allow_redirects=False) as resp:
+                async with self.session.get(target, allow_redirects=False, headers=headers) as resp:
                     return await self._read(url, resp, want_body)
         except TimeoutError:
             return Response(url, None, _EMPTY_HEADERS, error="timeout", error_detail="timed out")

@@ -18,13 +18,12 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from sitemapkit.crawl.fetch import Fetcher
+from sitemapkit.limits import MAX_ROBOTS_BYTES
 
 #: We do not wait longer than this between two requests, whatever Crawl-delay says.
 MAX_CRAWL_DELAY = 30.0
 #: Seconds after which an unreachable (5xx, 429, network error) robots.txt is asked again.
 ROBOTS_RETRY_AFTER = 60.0
-#: robots.txt bodies larger than this are cut (Google reads 500 KiB).
-MAX_ROBOTS_BYTES = 512 * 1024
 
 
 class RobotsRules(Protocol):
@@ -140,7 +139,7 @@ class Politeness:
             hops += 1
             response = await self.fetcher.get(response.location)
         self.robots_fetched += 1
-        body = response.body[:MAX_ROBOTS_BYTES]
+        body = response.body[: MAX_ROBOTS_BYTES + 1]  # one more: the policy sees it was cut
         status = response.status
         error = response.error_detail
         if response.is_redirect:

@@ -25,7 +25,13 @@ from functools import lru_cache
 from typing import Final
 from xml.sax.saxutils import quoteattr
 
-from sitemapkit.limits import IMAGE_NS, MAX_IMAGES_PER_URL, SITEMAP_NS, XHTML_NS
+from sitemapkit.limits import (
+    CHANGEFREQ_VALUES,
+    IMAGE_NS,
+    MAX_IMAGES_PER_URL,
+    SITEMAP_NS,
+    XHTML_NS,
+)
 from sitemapkit.urls import ESCAPED_EXTRA, PLAIN_CLASS
 
 _W: Final = rb"[ \t\r\n]*+"
@@ -64,7 +70,8 @@ XML_CHARS: Final = rb"[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\xef]++|\xef(?!\xbf[\xbe\x
 _TEXT: Final = rb"(?:" + XML_CHARS + rb"|&(?:amp|lt|gt|quot|apos);)*+"
 #: the deprecated image children the lane takes, in the schema's order
 IMAGE_DEPRECATED_KEPT: Final = (b"caption", b"geo_location", b"title")
-_CHANGEFREQ: Final = rb"(?:always|hourly|daily|weekly|monthly|yearly|never)"
+#: the seven values of :data:`sitemapkit.limits.CHANGEFREQ_VALUES`, which the rule book checks
+_CHANGEFREQ: Final = b"(?:" + b"|".join(sorted(v.encode() for v in CHANGEFREQ_VALUES)) + b")"
 _PRIORITY: Final = rb"(?:0(?:\.[0-9]*+)?|1(?:\.0*+)?|\.[0-9]++)"
 _HREFLANG: Final = rb"[A-Za-z0-9-]{1,40}+"
 _PREFIX: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")

@@ -61,10 +61,11 @@ def hreflang_problem(code: str) -> str | None:
         rest = rest[1:]  # ISO 15924 script
     if len(rest) > 1:
         return "has too many parts (language[-script][-region])"
-    if rest:
-        region = rest[0]
-        if region.isdigit() and len(region) == 3:
-            return None  # UN M.49 area such as 419
-        if region.upper() not in ISO3166_1:
-            return f'"{region}" is not an ISO 3166-1 region code'
-    return None
+    return _region_problem(rest[0]) if rest else None
+
+
+def _region_problem(region: str) -> str | None:
+    """An ISO 3166-1 region, or a UN M.49 area such as 419."""
+    if (region.isdigit() and len(region) == 3) or region.upper() in ISO3166_1:
+        return None
+    return f'"{region}" is not an ISO 3166-1 region code'

@@ -17,7 +17,12 @@ URL states, as stored:
 * ``DONE``     – decided: fetched, or refused without fetching (out of scope,
   robots, trap ...), with its reason;
 * ``HELD``     – seen only through links we do not follow (reason ``nofollow-only``); a
-  followed link to it later moves it to ``QUEUED``.
+  followed link to it later moves it to ``QUEUED``;
+* ``STALE``    – decided in an earlier **run** and not yet reached in this one.  A new run
+  (:meth:`CrawlStore.start_run`) turns every ``DONE`` URL ``STALE``, keeping what was learnt
+  of it (validators for conditional requests, lastmod); reaching it again judges it anew
+  (:meth:`CrawlStore.add_urls`); a run that finishes marks the ones never reached
+  ``DONE`` with reason ``unlinked``: they leave the sitemap.
 """
 
 from __future__ import annotations
@@ -41,6 +46,18 @@ class UrlState(enum.IntEnum):
     CLAIMED = 1
     DONE = 2
     HELD = 3
+    STALE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One run of a crawl over the same store (``sitemapkit crawl`` again on a finished crawl)."""
+
+    id: int
+    started_at: float
+    ended_at: float | None
+    #: ``running``, ``finished``, ``stopped:REASON`` or ``interrupted``.
+    state: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +85,14 @@ class Claimed:
     url: str
     depth: int
     loc: str | None = None
+    #: The validators an earlier run stored (``ETag``, ``Last-Modified``): a re-crawl
+    #: sends them, and a ``304`` keeps what that run learnt of the page.
+    etag: str | None = None
+    last_modified: str | None = None
+    #: What the last fetch found: its content fingerprint and the lastmod it gave.
+    fingerprint: str | None = None
+    lastmod: str | None = None
+    lastmod_source: str | None = None
 
     @property
     def spelling(self) -> str:
@@ -102,6 +127,11 @@ class Outcome:
     rendered_links: tuple[str, ...] = ()
     #: ``(code, message)`` facts that do not change the fate (``links-capped`` ...).
     notes: tuple[tuple[str, str], ...] = ()
+    #: The response's validators, sent back by the next run (conditional requests).
+    etag: str | None = None
+    last_modified: str | None = None
+    #: The page's content fingerprint (:mod:`sitemapkit.crawl.significance`).
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +254,11 @@ class CrawlStore(Protocol):
         ...
 
     def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
-        """Insert the URLs not yet known; return every given URL's id and state (as lookup)."""
+        """Insert the URLs not yet known; return every given URL's id and state (as lookup).
+
+        A URL known only from an earlier run (``STALE``) counts as not yet known: it takes
+        the given state, depth and decision, and keeps what was fetched of it before.
+        """
         ...
 
     def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
@@ -238,7 +272,31 @@ class CrawlStore(Protocol):
     def claim_url(
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
-        """Claim one URL (a redirect target, spelled ``loc``) unless the store knows it."""
+        """Claim one URL (a redirect target, spelled ``loc``) unless this run knows it."""
+        ...
+
+    def unchanged(self, url_id: int, fetched_at: float) -> bool:
+        """A ``304``: the page is ``DONE`` with every fact its last fetch stored; indexable?"""
+        ...
+
+    def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
+        """The links the page's last fetch stored: ``(key, spelling, nofollow, kind)``."""
+        ...
+
+    def start_run(self, started_at: float) -> int:
+        """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id."""
+        ...
+
+    def end_run(self, state: str, ended_at: float) -> None:
+        """Record how the current run ended; a ``finished`` one marks ``STALE`` URLs gone."""
+        ...
+
+    def runs(self) -> list[RunRow]:
+        """Every run of this store, oldest first."""
+        ...
+
+    def run_started(self) -> float | None:
+        """When the current (last) run started."""
         ...
 
     def finish(self, url_id: int, outcome: Outcome) -> None: ...

@@ -41,6 +41,7 @@ from sitemapkit.store.base import (
     NewUrl,
     OpenMode,
     Outcome,
+    RunRow,
     SitemapRow,
     UrlState,
 )
@@ -122,6 +123,36 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX urls_loc ON urls(loc) WHERE loc IS NOT NULL;
     CREATE TABLE notes (page_id INTEGER NOT NULL, code TEXT NOT NULL, message TEXT NOT NULL);
     CREATE INDEX notes_page ON notes(page_id);
+    """,
+    # 5: runs (issue 12): crawling the same store again starts a new run, history kept.  A
+    # crawl made before this migration becomes run 1.  A page fetched again replaces its
+    # links, found by ``links_from``; ``urls_stale`` finds the URLs a run has not reached.
+    """
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        started_at REAL NOT NULL,
+        ended_at REAL,
+        state TEXT NOT NULL
+    );
+    INSERT INTO runs(id, started_at, ended_at, state)
+        SELECT 1, CAST(s.value AS REAL),
+            (SELECT CAST(e.value AS REAL) FROM meta e WHERE e.key = 'ended_at'),
+            COALESCE((SELECT t.value FROM meta t WHERE t.key = 'state'), 'interrupted')
+        FROM meta s WHERE s.key = 'started_at';
+    CREATE INDEX links_from ON links(from_id);
+    CREATE INDEX urls_stale ON urls(id) WHERE state = 4;
+    """,
+    # 6: conditional requests (issue 12): the validators of a page's last 200, sent back by
+    # the next run as If-None-Match / If-Modified-Since.
+    """
+    ALTER TABLE urls ADD COLUMN etag TEXT;
+    ALTER TABLE urls ADD COLUMN last_modified TEXT;
+    """,
+    # 7: content fingerprints (issue 12): what makes the page significant, and the first run
+    # that saw the current one (its start is the page's lastmod, source content-change).
+    """
+    ALTER TABLE urls ADD COLUMN fingerprint TEXT;
+    ALTER TABLE urls ADD COLUMN fingerprint_run INTEGER;
     """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -240,6 +271,12 @@ class SqliteStore(AuditTables):
         self._in_tx = False
         self._closed = False
         self._cache: dict[str, tuple[int, UrlState]] = {}
+        #: A later run: a page fetched again replaces what its earlier fetch recorded.
+        self._recrawl = self._run_count() > 1
+
+    @_reads
+    def _run_count(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def _upgrade(self) -> None:
         """Bring a crawl made by an older sitemapkit up to this schema before reading it.
@@ -380,7 +417,7 @@ class SqliteStore(AuditTables):
         cache = self._cache
         for new in urls:
             hit = cache.get(new.url)
-            if hit is not None:
+            if hit is not None and hit[1] != UrlState.STALE:
                 found[new.url] = hit
             elif new.url not in missing:
                 missing[new.url] = new
@@ -388,8 +425,7 @@ class SqliteStore(AuditTables):
             return found
         conn = self._begin()
         conn.executemany(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, reason, detail, loc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            _ADD_URL_SQL,
             [
                 (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail, n.loc)
                 for n in missing.values()
@@ -417,27 +453,94 @@ class SqliteStore(AuditTables):
     def claim(self, limit: int) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth, loc FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
+            "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
+            "lastmod_source FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), r[3]) for r in rows]
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
 
     @_writes
     def claim_url(
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
         conn = self._begin()
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?)",
+        row = conn.execute(
+            "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?) "
+            "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
+            "found_from = excluded.found_from WHERE urls.state = 4 "
+            "RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
             (url, depth, found_from, loc),
-        )
-        if cur.rowcount != 1:
+        ).fetchone()
+        if row is None:
             return None
-        url_id = int(cur.lastrowid or 0)
+        url_id = int(row[0])
         self._cache[url] = (url_id, UrlState.CLAIMED)
-        return Claimed(url_id, url, depth, loc)
+        return Claimed(url_id, url, depth, loc, *row[1:])
+
+    @_writes
+    def unchanged(self, url_id: int, fetched_at: float) -> bool:
+        row = (
+            self._begin()
+            .execute(
+                "UPDATE urls SET state = 2, fetched_at = ? WHERE id = ? RETURNING indexable",
+                (fetched_at, url_id),
+            )
+            .fetchone()
+        )
+        return row is not None and bool(row[0])
+
+    @_reads
+    def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
+        return [
+            (str(url), str(loc or url), bool(nofollow), str(kind))
+            for url, loc, nofollow, kind in self._conn.execute(
+                "SELECT u.url, u.loc, l.nofollow, l.kind FROM links l "
+                "JOIN urls u ON u.id = l.to_id WHERE l.from_id = ? ORDER BY l.rowid",
+                (url_id,),
+            )
+        ]
+
+    @_writes
+    def start_run(self, started_at: float) -> int:
+        conn = self._begin()
+        conn.execute("UPDATE urls SET state = 4 WHERE state = 2")
+        cur = conn.execute(
+            "INSERT INTO runs(started_at, state) VALUES (?, 'running')", (started_at,)
+        )
+        self._cache.clear()
+        self._recrawl = self._run_count() > 1
+        return int(cur.lastrowid or 0)
+
+    @_writes
+    def end_run(self, state: str, ended_at: float) -> None:
+        conn = self._begin()
+        conn.execute(
+            "UPDATE runs SET state = ?, ended_at = ? WHERE id = (SELECT MAX(id) FROM runs)",
+            (state, ended_at),
+        )
+        if state == "finished":  # every page still linked was reached: the rest are gone
+            conn.execute(
+                "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
+                "detail = 'no longer linked from the site', etag = NULL, last_modified = NULL "
+                "WHERE state = 4"
+            )
+            self._cache.clear()
+
+    @_reads
+    def run_started(self) -> float | None:
+        row = self._conn.execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
+    @_reads
+    def runs(self) -> list[RunRow]:
+        return [
+            RunRow(int(i), float(s), None if e is None else float(e), str(st))
+            for i, s, e, st in self._conn.execute(
+                "SELECT id, started_at, ended_at, state FROM runs ORDER BY id"
+            )
+        ]
 
     @_writes
     def release_claims(self) -> int:
@@ -449,10 +552,16 @@ class SqliteStore(AuditTables):
     @_writes
     def finish(self, url_id: int, outcome: Outcome) -> None:
         conn = self._begin()
+        if self._recrawl:  # fetched again: this fetch's facts replace the earlier run's
+            for table, column in _PAGE_FACTS:
+                conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (url_id,))
         conn.execute(
             "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
             "indexable = ?, reason = ?, detail = ?, lastmod = ?, lastmod_source = ?, "
-            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ? WHERE id = ?",
+            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ?, etag = ?, "
+            "last_modified = ?, fingerprint_run = CASE WHEN fingerprint IS ? "
+            "THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, fingerprint = ? "
+            "WHERE id = ?",
             (
                 outcome.status,
                 outcome.content_type,
@@ -467,6 +576,10 @@ class SqliteStore(AuditTables):
                 outcome.bytes,
                 outcome.redirect_to,
                 outcome.outlinks,
+                outcome.etag,
+                outcome.last_modified,
+                outcome.fingerprint,
+                outcome.fingerprint,
                 url_id,
             ),
         )
@@ -494,7 +607,8 @@ class SqliteStore(AuditTables):
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
         self._begin().execute(
-            "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0 WHERE id = ?",
+            "UPDATE urls SET state = 2, reason = ?, detail = ?, indexable = 0, etag = NULL, "
+            "last_modified = NULL WHERE id = ?",
             (reason, detail, url_id),
         )
 
@@ -521,6 +635,8 @@ class SqliteStore(AuditTables):
 
     @_writes
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
+        if self._recrawl and hop == 1:  # the chain as this run follows it
+            self._begin().execute("DELETE FROM redirects WHERE from_id = ?", (from_id,))
         self._begin().execute(
             "INSERT INTO redirects(from_id, hop, to_url, status) VALUES (?, ?, ?, ?)",
             (from_id, hop, to_url, status),
@@ -541,8 +657,8 @@ class SqliteStore(AuditTables):
         return {
             str(reason): int(n)
             for reason, n in self._conn.execute(
-                "SELECT COALESCE(reason, CASE WHEN state IN (0, 1) THEN 'not-crawled' END), "
-                "COUNT(*) FROM urls WHERE indexable = 0 GROUP BY 1"
+                "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
+                "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
             )
         }
 
@@ -600,12 +716,13 @@ class SqliteStore(AuditTables):
 
 
 def _counts(conn: sqlite3.Connection) -> dict[str, int]:
-    out = {"queued": 0, "claimed": 0, "done": 0, "held": 0}
-    names = {0: "queued", 1: "claimed", 2: "done", 3: "held"}
+    out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
+    names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
         out[names.get(int(state), "other")] = int(n)
     row = conn.execute(
-        "SELECT COUNT(fetched_at), COALESCE(SUM(indexable), 0), "
+        "SELECT COUNT(fetched_at), "
+        "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
         "COALESCE(SUM(CASE WHEN status IS NULL AND fetched_at IS NOT NULL THEN 1 "
         "WHEN status >= 500 THEN 1 ELSE 0 END), 0) FROM urls"
     ).fetchone()
@@ -617,7 +734,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
     has_alt = conn.execute("SELECT 1 FROM alternates LIMIT 1").fetchone() is not None
     has_img = conn.execute("SELECT 1 FROM images LIMIT 1").fetchone() is not None
     cur = conn.execute(
-        "SELECT id, COALESCE(loc, url), lastmod FROM urls WHERE indexable = 1 ORDER BY id"
+        "SELECT id, COALESCE(loc, url), lastmod FROM urls WHERE indexable = 1 AND state = 2 "
+        "ORDER BY id"
     )
     while True:
         rows = cur.fetchmany(1000)
@@ -644,6 +762,30 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
             yield SitemapRow(str(url), lastmod, alternates, images)
 
 
+#: Insert a URL, or judge anew one known only from an earlier run (``STALE``): queued
+#: again it keeps its last verdict and validators until fetched (a 304 keeps them);
+#: decided otherwise (out of scope, trap ...), it drops both, so a later 304 can never
+#: bring back a verdict that is no longer true.
+_ADD_URL_SQL = (
+    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
+    "found_from = excluded.found_from, state = excluded.state, "
+    "reason = CASE WHEN excluded.state = 0 THEN urls.reason ELSE excluded.reason END, "
+    "detail = CASE WHEN excluded.state = 0 THEN urls.detail ELSE excluded.detail END, "
+    "indexable = CASE WHEN excluded.state = 0 THEN urls.indexable ELSE 0 END, "
+    "etag = CASE WHEN excluded.state = 0 THEN urls.etag END, "
+    "last_modified = CASE WHEN excluded.state = 0 THEN urls.last_modified END "
+    "WHERE urls.state = 4"
+)
+#: What one fetch of a page records beside its row: replaced when it is fetched again.
+_PAGE_FACTS = (
+    ("links", "from_id"),
+    ("alternates", "page_id"),
+    ("images", "page_id"),
+    ("notes", "page_id"),
+    ("renders", "page_id"),
+)
+
 _RECORD_SQL = (
     "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
     "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
@@ -658,8 +800,10 @@ _RECORD_SQL = (
 def _record(row: Sequence[object]) -> PageRecord:
     state = int(row[13])  # type: ignore[call-overload]
     reason = row[6]
-    if state in (UrlState.QUEUED, UrlState.CLAIMED) and reason is None:
-        reason = "not-crawled"
+    indexable = bool(row[5])
+    if state in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE):
+        # Not decided in this run (an earlier run's verdict may still be in the row).
+        reason, indexable = "not-crawled", False
     extra: dict[str, str] = {}
     if row[14] is not None:
         extra["detail"] = str(row[14])
@@ -677,7 +821,7 @@ def _record(row: Sequence[object]) -> PageRecord:
         depth=int(row[2]),  # type: ignore[call-overload]
         title=None if row[3] is None else str(row[3]),
         canonical=None if row[4] is None else str(row[4]),
-        indexable=bool(row[5]),
+        indexable=indexable,
         reason=None if reason is None else str(reason),
         inlinks=int(row[7]),  # type: ignore[call-overload]
         outlinks=int(row[8]),  # type: ignore[call-overload]

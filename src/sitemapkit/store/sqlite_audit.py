@@ -9,10 +9,16 @@ so ``sitemapkit audit --db`` of a finished crawl needs nothing else.
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Concatenate, ParamSpec, TypeVar
 
+from sitemapkit.errors import StoreWriteError
 from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow, UrlState
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: Schema migration 3: the audit's tables.
 AUDIT_SCHEMA = """
@@ -98,6 +104,21 @@ def _stream(cur: sqlite3.Cursor) -> Iterator[Sequence[object]]:
         yield from rows
 
 
+def _writes(
+    method: Callable[Concatenate[AuditTables, _P], _R],
+) -> Callable[Concatenate[AuditTables, _P], _R]:
+    """A failed audit write (disk full, read-only file) is one :class:`StoreWriteError` line."""
+
+    @functools.wraps(method)
+    def guarded(self: AuditTables, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise StoreWriteError(f"{self.name}: cannot write the audit: {exc}") from exc
+
+    return guarded
+
+
 class AuditTables:
     """The audit half of :class:`~sitemapkit.store.base.AuditStore` (mixed into SqliteStore).
 
@@ -106,15 +127,18 @@ class AuditTables:
     """
 
     _conn: sqlite3.Connection
+    name: str
 
     def _begin(self) -> sqlite3.Connection:  # provided by the store
         raise NotImplementedError
 
+    @_writes
     def clear_audit(self) -> None:
         conn = self._begin()
         conn.execute("DELETE FROM listed")
         conn.execute("DELETE FROM audit_findings")
 
+    @_writes
     def add_listed(self, rows: Sequence[ListedRow]) -> None:
         if rows:
             self._begin().executemany(
@@ -166,6 +190,7 @@ class AuditTables:
         ).fetchall()
         return [(str(t), int(s)) for t, s in rows]
 
+    @_writes
     def add_findings(self, rows: Sequence[AuditRow]) -> None:
         if rows:
             self._begin().executemany(

@@ -239,22 +239,25 @@ def _video_uploader(kids: dict[str, list[Node]], page: str | None, emit: Emit) -
         )
 
 
+def _publication(p: Node, emit: Emit) -> None:
+    pub_kids = _order(p, ("name", "language"), frozenset(), emit, "news:publication")
+    name = pub_kids["name"][0] if "name" in pub_kids else None
+    lang = pub_kids["language"][0] if "language" in pub_kids else None
+    if name is None or not name.text.strip():
+        emit("news-required", "news:publication has no news:name", p, None)
+    if lang is None or not lang.text.strip():
+        emit("news-required", "news:publication has no news:language", p, None)
+    else:
+        _emit(emit, media.news_language_problem(lang.text.strip()), lang)
+
+
 def check_news(news: Node, now: datetime, emit: Emit, legacy: Callable[[str, Node], None]) -> None:
     kids = _order(news, NEWS_ORDER, frozenset(), emit, "news:news")
     pub = kids.get("publication")
     if not pub:
         emit("news-required", "news:news has no news:publication", news, None)
     else:
-        p = pub[0]
-        pub_kids = _order(p, ("name", "language"), frozenset(), emit, "news:publication")
-        name = pub_kids["name"][0] if "name" in pub_kids else None
-        lang = pub_kids["language"][0] if "language" in pub_kids else None
-        if name is None or not name.text.strip():
-            emit("news-required", "news:publication has no news:name", p, None)
-        if lang is None or not lang.text.strip():
-            emit("news-required", "news:publication has no news:language", p, None)
-        else:
-            _emit(emit, media.news_language_problem(lang.text.strip()), lang)
+        _publication(pub[0], emit)
     date_nodes = kids.get("publication_date")
     if not date_nodes or not date_nodes[0].text.strip():
         emit("news-required", "news:news has no news:publication_date", news, None)

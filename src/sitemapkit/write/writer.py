@@ -429,45 +429,11 @@ class SitemapSetWriter:
         else:
             uri, dropped = render.clean_url(loc)
         self._check_scope(uri, loc)
-        lenient = self.options.skip_invalid
         left_out: list[Problem] = []
-        lastmod: str | None = None
-        key = float("-inf")
-        if entry.lastmod is not None:
-            try:
-                lastmod, key = self._lastmod(entry.lastmod)
-            except InputError as exc:
-                if not lenient:
-                    raise
-                left_out.append((exc.rule or "lastmod-invalid", str(exc)))
-                entry = dataclasses.replace(entry, lastmod=None)
-        plain = (
-            not entry.images
-            and not entry.videos
-            and entry.news is None
-            and not entry.alternates
-            and entry.changefreq is None
-            and entry.priority is None
-        )
-        links: render.Links | None = None
-        if self._text:
-            line = render.text_line(uri)
-            size = len(line)
-            ns = news = 0
-        elif plain:
-            line = render.url_line(uri, lastmod)
-            size = len(line)  # clean URIs and written dates are ASCII
-            ns = news = 0
-        else:
-            if entry.alternates:
-                links, problems = render.check_alternates(entry.alternates, uri, lenient)
-                left_out.extend(problems)
-            rendered = render.render_url(entry, uri, lastmod, lenient=lenient, links=links)
-            line = rendered.text
-            size = len(line) if line.isascii() else len(line.encode("utf-8"))
-            ns, news = rendered.namespaces, rendered.news
-            dropped += rendered.dropped
-            left_out.extend(rendered.left_out)
+        entry, lastmod, key = self._entry_lastmod(entry, left_out)
+        line, ns, news, links, more = self._render(entry, uri, lastmod, left_out)
+        dropped += more
+        size = len(line) if line.isascii() else len(line.encode("utf-8"))
         opts = self.options
         if self._head_lens[ns] + size + self._tail_len > opts.max_bytes:
             raise InputError(
@@ -491,6 +457,45 @@ class SitemapSetWriter:
             return True
         self._place(line, size, ns, news, key, lastmod)
         return True
+
+    def _entry_lastmod(
+        self, entry: UrlEntry, left_out: list[Problem]
+    ) -> tuple[UrlEntry, str | None, float]:
+        """The written lastmod and its sort key; a broken one is left out when lenient."""
+        if entry.lastmod is None:
+            return entry, None, float("-inf")
+        try:
+            lastmod, key = self._lastmod(entry.lastmod)
+        except InputError as exc:
+            if not self.options.skip_invalid:
+                raise
+            left_out.append((exc.rule or "lastmod-invalid", str(exc)))
+            return dataclasses.replace(entry, lastmod=None), None, float("-inf")
+        return entry, lastmod, key
+
+    def _render(
+        self, entry: UrlEntry, uri: str, lastmod: str | None, left_out: list[Problem]
+    ) -> tuple[str, int, int, render.Links | None, int]:
+        """The entry's line, namespaces, news count, checked alternates and dropped chars."""
+        if self._text:
+            return render.text_line(uri), 0, 0, None, 0
+        if (
+            not entry.images
+            and not entry.videos
+            and entry.news is None
+            and not entry.alternates
+            and entry.changefreq is None
+            and entry.priority is None
+        ):
+            return render.url_line(uri, lastmod), 0, 0, None, 0
+        lenient = self.options.skip_invalid
+        links: render.Links | None = None
+        if entry.alternates:
+            links, problems = render.check_alternates(entry.alternates, uri, lenient)
+            left_out.extend(problems)
+        rendered = render.render_url(entry, uri, lastmod, lenient=lenient, links=links)
+        left_out.extend(rendered.left_out)
+        return rendered.text, rendered.namespaces, rendered.news, links, rendered.dropped
 
     def _check_scope(self, uri: str, loc: str) -> None:
         prefix = self._prefix
@@ -586,13 +591,13 @@ class SitemapSetWriter:
             more = f" (and {len(failed) - 5:,} more)" if len(failed) > 5 else ""
             raise EntryError(
                 f"{len(failed):,} page(s) have hreflang alternates that do not list them back: "
-                f"{shown}{more}; fix the alternates or use --skip-invalid to write those "
-                "pages without them",
+                f"{shown}{more}; fix the alternates, or write those pages without them "
+                "(skip_invalid, --skip-invalid)",
                 rule="hreflang-not-reciprocal",
             )
         self._place_deferred(failed)
 
-    def add_all(
+    def add_all(  # noqa: C901, PLR0912, PLR0915 - one inlined hot loop, on purpose
         self, entries: Iterable[EntryLike], origin: Callable[[], str] | None = None
     ) -> None:
         """Add every entry (see :meth:`add`), fast.

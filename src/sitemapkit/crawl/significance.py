@@ -1,0 +1,133 @@
+"""The content fingerprint: a hash of what makes a page significant, and only that.
+
+A re-crawl must tell a page whose content changed from one whose bytes changed
+for nothing: a CSRF token, a nonce, a new asset hash after a build, a footer
+saying when the page was generated.  Hashing the body would move ``lastmod`` on
+every rebuild, which is what makes search engines stop trusting it.  So the
+fingerprint hashes exactly these, each normalised:
+
+* the **visible text** of the body (whitespace collapsed), without ``script``,
+  ``style``, ``noscript``, ``template`` and ``svg`` elements: scripts and styles are
+  code, not content, and carry nonces, inline state and bundle names;
+* the **title**, the **canonical** URL and the **robots directives** (noindex,
+  nofollow): a change of any of them changes what a search engine does with the page;
+* the **links** the page makes (URL, kind, nofollow), with session-id parameters
+  (``jsessionid``, ``phpsessid``, ``sid``, ``sessionid`` ...) removed: a session id
+  differs per visitor, the link target does not;
+* the **structured data** (JSON-LD), parsed and written back with sorted keys, without
+  its ``dateModified``: the stated date is judged against the content, not part of it.
+
+Left out, and why: attributes (nonces, CSRF tokens in hidden inputs or meta tags,
+``integrity`` hashes), ``<link>``/``<script src>``/``<img src>`` asset URLs (cache-busting
+names such as ``app.3f9a1c.js`` change on every build), and date-time stamps that follow
+"generated", "rendered", "built", "cached" or "served" in the visible text (a page
+rendered at a new moment is not new content).  A date in the text otherwise (an event's
+date, "updated 2024-05-01" in an article) is content and counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser
+
+from sitemapkit.limits import MAX_JSONLD_BYTES
+
+#: Elements whose text is code, not content.
+NON_CONTENT_TAGS = ("script", "style", "noscript", "template", "svg")
+#: Query or matrix parameters that carry a visitor's session, not a page (lower case).
+SESSION_PARAMS = frozenset(
+    {"jsessionid", "phpsessid", "sid", "sessionid", "session_id", "sessid", "aspsessionid", "cfid"}
+)
+_STAMP = re.compile(
+    r"\b(?:generated|rendered|built|cached|served|compiled)(?:\s+(?:at|on|in))?\s*:?\s*"
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\b(?:generated|rendered|built|cached|served|compiled)(?:\s+(?:at|on|in))?\s*:?\s*"
+    r"\d{1,2}:\d{2}(?::\d{2})?",
+    re.IGNORECASE,
+)
+_SPACE = re.compile(r"\s+")
+_MATRIX_SESSION = re.compile(r";(?:jsessionid|sid|phpsessid)=[^?#/]*", re.IGNORECASE)
+#: JSON-LD keys that state a date about the page rather than its content.
+_DATE_KEYS = frozenset({"dateModified"})
+
+
+def visible_text(parser: LexborHTMLParser) -> str:
+    """The body's visible text, whitespace collapsed (``parser`` loses its code elements)."""
+    parser.strip_tags(list(NON_CONTENT_TAGS))
+    root = parser.body if parser.body is not None else parser.root
+    if root is None:
+        return ""
+    text = root.text(separator=" ")
+    return _SPACE.sub(" ", _STAMP.sub(" ", text)).strip()
+
+
+def without_session(url: str) -> str:
+    """``url`` without session-id parameters (query or ``;jsessionid=`` matrix form)."""
+    url = _MATRIX_SESSION.sub("", url)
+    head, sep, query = url.partition("?")
+    if not sep:
+        return url
+    query, hash_sep, fragment = query.partition("#")
+    kept = [p for p in query.split("&") if p.split("=", 1)[0].lower() not in SESSION_PARAMS]
+    out = head + ("?" + "&".join(kept) if kept else "")
+    return out + (hash_sep + fragment if hash_sep else "")
+
+
+def _drop_dates(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_dates(v) for k, v in value.items() if k not in _DATE_KEYS}
+    if isinstance(value, list):
+        return [_drop_dates(v) for v in value]
+    return value
+
+
+def structured_data(blocks: Iterable[str]) -> list[str]:
+    """Each JSON-LD block in one canonical spelling (a broken block: its text, trimmed)."""
+    out: list[str] = []
+    for block in blocks:
+        spelled = _SPACE.sub(" ", block).strip()
+        if len(block) > MAX_JSONLD_BYTES:  # hostile size: hashed as text, never parsed
+            out.append(spelled)
+            continue
+        try:
+            out.append(json.dumps(_drop_dates(json.loads(block)), sort_keys=True))
+        except (ValueError, RecursionError):  # broken, or nested deeper than Python recurses
+            out.append(spelled)
+    return out
+
+
+def content_fingerprint(
+    *,
+    text: str,
+    title: str | None,
+    canonical: str | None,
+    noindex: bool,
+    nofollow: bool,
+    links: Sequence[tuple[str, str, bool]],
+    jsonld: Iterable[str],
+) -> str:
+    """The hex fingerprint of a page's significant parts (see the module docstring).
+
+    ``links`` are ``(url, kind, nofollow)`` in page order.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+
+    def part(value: str) -> None:
+        data = value.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+
+    part(title or "")
+    part(canonical or "")
+    part(f"noindex={noindex:d} nofollow={nofollow:d}")
+    part(text)
+    for url, kind, link_nofollow in links:
+        part(f"{kind} {link_nofollow:d} {without_session(url)}")
+    for block in structured_data(jsonld):
+        part(block)
+    return digest.hexdigest()

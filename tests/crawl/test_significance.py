@@ -1,0 +1,66 @@
+"""The content fingerprint: significant changes move it, boilerplate never does."""
+
+from __future__ import annotations
+
+from sitemapkit.crawl.extract import extract_page
+
+BASE = "http://example.test/page"
+
+
+def doc(
+    text: str = "Our opening hours are nine to five.",
+    *,
+    footer: str = "Generated at 2024-05-01T10:00:00Z",
+    csrf: str = "a1b2c3",
+    asset: str = "app.3f9a1c.js",
+    nonce: str = "n1",
+    link: str = "/next",
+    jsonld: str = '{"@type": "Article", "headline": "H", "dateModified": "2024-05-01"}',
+    title: str = "Page",
+    robots: str = "index",
+) -> bytes:
+    return (
+        f"<!doctype html><html><head><title>{title}</title>"
+        f'<meta name="csrf-token" content="{csrf}"><meta name="robots" content="{robots}">'
+        f'<script src="/static/{asset}" nonce="{nonce}"></script>'
+        f'<style nonce="{nonce}">p{{color:red}}</style>'
+        f'<script type="application/ld+json">{jsonld}</script></head><body>'
+        f'<p>{text}</p><a href="{link}">next</a>'
+        f'<form><input type="hidden" name="csrf" value="{csrf}"></form>'
+        f'<script nonce="{nonce}">window.state = {{"token": "{csrf}"}}</script>'
+        f"<footer>{footer}</footer></body></html>"
+    ).encode()
+
+
+def fingerprint(body: bytes) -> str | None:
+    return extract_page(body, url=BASE, headers={"Content-Type": "text/html"}).fingerprint
+
+
+def test_boilerplate_does_not_move_the_fingerprint() -> None:
+    first = fingerprint(doc())
+    assert first is not None
+    assert fingerprint(doc(footer="Generated at 2024-06-02T11:12:13Z")) == first
+    assert fingerprint(doc(footer="Rendered on 2025-01-01 08:00")) == first
+    assert fingerprint(doc(footer="served at 12:34:56")) == first
+    assert fingerprint(doc(csrf="zz99yy")) == first
+    assert fingerprint(doc(asset="app.77e0d2.js", nonce="n2")) == first
+    assert fingerprint(doc(link="/next;jsessionid=ABC123")) == first
+    assert fingerprint(doc(link="/next?PHPSESSID=42")) == first
+    moved = '{"dateModified": "2025-02-02", "headline": "H", "@type": "Article"}'
+    assert fingerprint(doc(jsonld=moved)) == first  # key order and the stated date
+
+
+def test_significant_changes_move_the_fingerprint() -> None:
+    first = fingerprint(doc())
+    changes = [
+        doc(text="Our opening hours are ten to six."),
+        doc(title="Another page"),
+        doc(link="/elsewhere"),
+        doc(link="/next?page=2"),
+        doc(robots="noindex"),
+        doc(jsonld='{"@type": "Article", "headline": "New", "dateModified": "2024-05-01"}'),
+        doc(footer="Event on 2024-06-02"),  # a date that is not a generation stamp
+    ]
+    prints = [fingerprint(body) for body in changes]
+    assert first not in prints
+    assert len(set(prints)) == len(prints)
