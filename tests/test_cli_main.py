@@ -19,6 +19,7 @@ def test_help_lists_commands(capsys) -> None:
         "urls",
         "crawl",
         "inventory",
+        "history",
         "visualize",
         "audit",
         "demo",

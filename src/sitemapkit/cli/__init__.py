@@ -45,6 +45,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "inventory",
         "Export every URL a crawl saw, with its fate.",
     ),
+    "history": (
+        "sitemapkit.cli.history",
+        "history",
+        "List the runs of a crawl store: pages, 304s, changes, bytes.",
+    ),
     "visualize": (
         "sitemapkit.cli.visualize",
         "visualize",

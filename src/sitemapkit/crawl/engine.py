@@ -47,7 +47,15 @@ from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
 from sitemapkit.model import Image, UrlEntry
-from sitemapkit.store.base import Claimed, CrawlStore, LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import (
+    Claimed,
+    CrawlStore,
+    LinkRow,
+    NewUrl,
+    Outcome,
+    RunFigures,
+    UrlState,
+)
 
 if TYPE_CHECKING:
     from sitemapkit.render import Renderer
@@ -104,6 +112,8 @@ class CrawlStats:
     pages: int = 0
     #: Pages the server said were unchanged (``304``): walked from the stored facts.
     not_modified: int = 0
+    #: Body bytes downloaded for pages.
+    bytes: int = 0
     errors: int = 0
     in_sitemap: int = 0
     #: URLs claimed and waiting in memory for a worker.
@@ -372,7 +382,8 @@ class Crawler:
             ended = time.time()
             store.set_meta("state", state)
             store.set_meta("ended_at", str(ended))
-            store.end_run(state, ended)
+            stats = self.stats
+            store.end_run(state, ended, RunFigures(stats.pages, stats.not_modified, stats.bytes))
             store.commit()
         except StoreError:
             store.rollback()
@@ -613,6 +624,7 @@ class Crawler:
             )
             return
         status = int(response.status or 0)
+        self.stats.bytes += len(response.body)
         if status == 304 and (item.etag or item.last_modified):
             self._not_modified(item, now)
             return

@@ -58,6 +58,21 @@ class RunRow:
     ended_at: float | None
     #: ``running``, ``finished``, ``stopped:REASON`` or ``interrupted``.
     state: str
+    #: Pages asked for, of them answered ``304``, pages whose content changed in this run,
+    #: body bytes downloaded (``None``: a run before these were recorded).
+    pages: int | None = None
+    not_modified: int | None = None
+    changed: int | None = None
+    bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFigures:
+    """What one session of a run did (a resumed run adds its sessions up)."""
+
+    pages: int = 0
+    not_modified: int = 0
+    bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +302,7 @@ class CrawlStore(Protocol):
         """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id."""
         ...
 
-    def end_run(self, state: str, ended_at: float) -> None:
+    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
         """Record how the current run ended; a ``finished`` one marks ``STALE`` URLs gone."""
         ...
 

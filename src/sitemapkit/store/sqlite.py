@@ -41,6 +41,7 @@ from sitemapkit.store.base import (
     NewUrl,
     OpenMode,
     Outcome,
+    RunFigures,
     RunRow,
     SitemapRow,
     UrlState,
@@ -153,6 +154,14 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE urls ADD COLUMN fingerprint TEXT;
     ALTER TABLE urls ADD COLUMN fingerprint_run INTEGER;
+    """,
+    # 8: what each run did, for `sitemapkit history`.
+    """
+    ALTER TABLE runs ADD COLUMN pages INTEGER;
+    ALTER TABLE runs ADD COLUMN not_modified INTEGER;
+    ALTER TABLE runs ADD COLUMN changed INTEGER;
+    ALTER TABLE runs ADD COLUMN bytes INTEGER;
+    CREATE INDEX urls_fingerprint_run ON urls(fingerprint_run);
     """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -514,11 +523,15 @@ class SqliteStore(AuditTables):
         return int(cur.lastrowid or 0)
 
     @_writes
-    def end_run(self, state: str, ended_at: float) -> None:
+    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
         conn = self._begin()
+        done = figures or RunFigures()
         conn.execute(
-            "UPDATE runs SET state = ?, ended_at = ? WHERE id = (SELECT MAX(id) FROM runs)",
-            (state, ended_at),
+            "UPDATE runs SET state = ?, ended_at = ?, pages = COALESCE(pages, 0) + ?, "
+            "not_modified = COALESCE(not_modified, 0) + ?, bytes = COALESCE(bytes, 0) + ?, "
+            "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
+            "WHERE id = (SELECT MAX(id) FROM runs)",
+            (state, ended_at, done.pages, done.not_modified, done.bytes),
         )
         if state == "finished":  # every page still linked was reached: the rest are gone
             conn.execute(
@@ -536,9 +549,10 @@ class SqliteStore(AuditTables):
     @_reads
     def runs(self) -> list[RunRow]:
         return [
-            RunRow(int(i), float(s), None if e is None else float(e), str(st))
-            for i, s, e, st in self._conn.execute(
-                "SELECT id, started_at, ended_at, state FROM runs ORDER BY id"
+            RunRow(int(i), float(s), None if e is None else float(e), str(st), *figures)
+            for i, s, e, st, *figures in self._conn.execute(
+                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes "
+                "FROM runs ORDER BY id"
             )
         ]
 

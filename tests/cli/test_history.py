@@ -1,0 +1,59 @@
+"""``sitemapkit history --db``: the runs of a store, with what each downloaded."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawl.changing_site import ChangingSite, page, serve_changing
+from sitemapkit.cli import main
+
+
+@pytest.fixture
+def changing() -> Iterator[ChangingSite]:
+    site = ChangingSite(
+        pages={"/": page("Home", "/a", "/b"), "/a": page("A", "/"), "/b": page("B")}
+    )
+    with serve_changing(site) as served:
+        yield served
+
+
+def test_history_lists_runs_with_pages_304s_changes_and_bytes(
+    changing: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "site.sqlite"
+    args = ["crawl", changing.base + "/", "--db", str(db), "-o", str(tmp_path / "o")]
+    assert main(args) == 0
+    first_bytes = changing.body_bytes
+    changing.pages["/b"] = page("B", text="new words")
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", str(db), "--format", "json"]) == 0
+    runs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["run"] for r in runs] == [1, 2]
+    assert [r["state"] for r in runs] == ["finished", "finished"]
+    assert runs[0]["pages"] == 3
+    assert runs[0]["not_modified"] == 0
+    assert runs[0]["changed"] == 3
+    assert runs[0]["bytes"] == first_bytes
+    assert runs[1]["pages"] == 3
+    assert runs[1]["not_modified"] == 2
+    assert runs[1]["changed"] == 1
+    assert runs[1]["bytes"] == len(changing.pages["/b"])
+    assert main(["history", "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["run", "started"]
+    assert lines[2].split()[0] == "2"
+    assert "finished" in lines[2]
+
+
+def test_history_of_a_file_that_is_no_crawl_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "x.sqlite"
+    other.write_text("no")
+    assert main(["history", "--db", str(other)]) == 2
+    assert "not a sitemapkit crawl database" in capsys.readouterr().err

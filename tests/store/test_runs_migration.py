@@ -1,0 +1,36 @@
+"""A crawl store made before runs existed (schema 4) opens as one finished run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sitemapkit.store.sqlite as sqlite_store
+from sitemapkit.store.sqlite import SqliteStore
+
+
+def test_a_schema_4_crawl_becomes_run_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "old.sqlite"
+    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", 4)
+    conn = sqlite_store._connect(path, readonly=False)
+    sqlite_store._migrate(conn, str(path))
+    conn.executescript(
+        "INSERT INTO meta VALUES ('start_url', 'http://x.test/'), "
+        "('started_at', '1700000000.5'), ('ended_at', '1700000100'), ('state', 'finished');"
+        "INSERT INTO urls(url, depth, state, indexable) VALUES ('http://x.test/', 0, 2, 1);"
+    )
+    conn.close()
+    monkeypatch.undo()
+    store = SqliteStore(path, mode="read")
+    try:
+        [run] = store.runs()
+        assert (run.id, run.started_at, run.ended_at, run.state) == (
+            1,
+            1700000000.5,
+            1700000100.0,
+            "finished",
+        )
+        assert [row.url for row in store.sitemap_rows()] == ["http://x.test/"]
+    finally:
+        store.close()
