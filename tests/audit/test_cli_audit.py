@@ -159,12 +159,6 @@ def test_a_50_mb_robots_txt_is_read_to_its_cap(capsys: pytest.CaptureFixture[str
     assert found["listed-orphan"] == {site.base + "/orphan"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawl/fetch.py returns an empty body when Content-Length is over --max-body "
-    "(10 MiB), so the crawler parses a 50 MB robots.txt as empty (allow all) instead of its "
-    "first 500 KiB (RFC 9309 2.5): /blocked/x is fetched and reported as listed-error",
-)
 def test_a_50_mb_robots_txt_still_blocks(capsys: pytest.CaptureFixture[str]) -> None:
     with serve_audit_site(AuditSite(huge_robots=True)) as site:
         _, report = _run_json(capsys, [site.base + "/"])

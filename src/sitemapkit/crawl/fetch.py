@@ -141,15 +141,18 @@ class Fetcher:
         *,
         want_body: Callable[[str | None], bool] | None = None,
         headers: Mapping[str, str] | None = None,
+        keep_bytes: int | None = None,
     ) -> Response:
         """Fetch ``url`` once (plus retries); ``want_body(mime)`` says whether to read the body.
 
         ``headers`` are sent with the request (a re-crawl's ``If-None-Match`` ...).
+        ``keep_bytes``: read at most this much and keep it even when the body is larger
+        (robots.txt: RFC 9309 says parse the first 500 KiB of a bigger file, not none of it).
         """
         attempt = 0
         while True:
             attempt += 1
-            response = await self._once(url, want_body, headers)
+            response = await self._once(url, want_body, headers, keep_bytes)
             response.attempts = attempt
             if attempt > self.retries:
                 return response
@@ -172,13 +175,14 @@ class Fetcher:
         url: str,
         want_body: Callable[[str | None], bool] | None,
         headers: Mapping[str, str] | None = None,
+        keep_bytes: int | None = None,
     ) -> Response:
         self.requests += 1
         target = URL(url, encoded=True)
         try:
             async with asyncio.timeout(self.total_timeout):
                 async with self.session.get(target, allow_redirects=False, headers=headers) as resp:
-                    return await self._read(url, resp, want_body)
+                    return await self._read(url, resp, want_body, keep_bytes)
         except TimeoutError:
             return Response(url, None, _EMPTY_HEADERS, error="timeout", error_detail="timed out")
         except aiohttp.TooManyRedirects as exc:  # pragma: no cover - redirects are manual
@@ -195,6 +199,7 @@ class Fetcher:
         url: str,
         resp: aiohttp.ClientResponse,
         want_body: Callable[[str | None], bool] | None,
+        keep_bytes: int | None = None,
     ) -> Response:
         headers: CIMultiDictProxy[str] = resp.headers
         raw_type = headers.get("Content-Type")
@@ -218,15 +223,18 @@ class Fetcher:
         if want_body is not None and not want_body(mime):
             return Response(url, status, headers, b"", mime, charset)
         declared = resp.content_length
-        if declared is not None and declared > self.max_body:
+        cap = self.max_body if keep_bytes is None else keep_bytes
+        if keep_bytes is None and declared is not None and declared > cap:
             return Response(url, status, headers, b"", mime, charset, truncated=True)
         chunks: list[bytes] = []
         size = 0
         truncated = False
         async for chunk in resp.content.iter_chunked(65536):
             size += len(chunk)
-            if size > self.max_body:
+            if size > cap:
                 truncated = True
+                if keep_bytes is not None:
+                    chunks.append(chunk[: len(chunk) - (size - cap)])
                 break
             chunks.append(chunk)
         return Response(url, status, headers, b"".join(chunks), mime, charset, truncated=truncated)

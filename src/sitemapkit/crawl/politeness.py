@@ -133,13 +133,14 @@ class Politeness:
 
         url = origin + "/robots.txt"
         # robots.txt may redirect (http -> https is common); RFC 9309 says follow up to 5.
-        response = await self.fetcher.get(url)
+        keep = MAX_ROBOTS_BYTES + 1  # one more: the policy sees it was cut
+        response = await self.fetcher.get(url, keep_bytes=keep)
         hops = 0
         while response.is_redirect and hops < 5 and response.location:
             hops += 1
-            response = await self.fetcher.get(response.location)
+            response = await self.fetcher.get(response.location, keep_bytes=keep)
         self.robots_fetched += 1
-        body = response.body[: MAX_ROBOTS_BYTES + 1]  # one more: the policy sees it was cut
+        body = response.body[:keep]
         status = response.status
         error = response.error_detail
         if response.is_redirect:
