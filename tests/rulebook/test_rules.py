@@ -103,3 +103,15 @@ def test_set_failures_spread_to_pages_that_list_a_failed_one() -> None:
     de = _pairs(("en", f"{BASE}d"), ("de", f"{BASE}e"))
     chain = {f"{BASE}d": de, f"{BASE}e": de, f"{BASE}x": _pairs(("x", f"{BASE}x"))}
     assert set_failures(chain) == {}
+
+
+def test_every_code_says_what_it_means() -> None:
+    from sitemapkit.audit.codes import meaning as audit_meaning
+    from sitemapkit.rulebook.codes import ALL_CODES, MEANINGS, meaning
+
+    assert set(MEANINGS) == set(ALL_CODES)
+    for code in ALL_CODES:
+        assert meaning(code) not in ("", code), code
+        assert audit_meaning(code) == meaning(code)
+    assert meaning("http-404") == "the sitemap answered HTTP 404"
+    assert "RULES.md" not in audit_meaning("lastmod-uniform")

@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 
 from sitemapkit.model import Severity
 from sitemapkit.rulebook.codes import ALL_CODES
+from sitemapkit.rulebook.codes import meaning as rule_meaning
 
 E, W = Severity.ERROR, Severity.WARNING
 
@@ -63,6 +64,6 @@ def audit_severity(code: str) -> Severity:
 
 
 def meaning(code: str) -> str:
-    """One line saying what ``code`` means (validator codes point to RULES.md)."""
+    """One line saying what ``code`` means (validator codes: the rule book's words)."""
     known = AUDIT_CODES.get(code)
-    return known.meaning if known is not None else f"sitemap rule {code} (see RULES.md)"
+    return known.meaning if known is not None else rule_meaning(code)

@@ -21,7 +21,7 @@ from sitemapkit.errors import InputError, PublishError
 from sitemapkit.fileio import atomic_open
 from sitemapkit.model import Finding, Severity
 from sitemapkit.read.walk import is_url
-from sitemapkit.rulebook.codes import ALL_CODES
+from sitemapkit.rulebook.codes import ALL_CODES, meaning
 from sitemapkit.terminal import for_people, json_for_terminals
 from sitemapkit.validate.validator import ValidationReport
 from sitemapkit.validate.validator import validate as run_validate
@@ -93,7 +93,7 @@ def sarif(rep: ValidationReport) -> dict[str, Any]:
         {
             "id": code,
             "name": code,
-            "shortDescription": {"text": f"sitemap rule {code} (see RULES.md)"},
+            "shortDescription": {"text": meaning(code)},
             "defaultConfiguration": {"level": _LEVEL[ALL_CODES.get(code, Severity.ERROR)]},
         }
         for code in used
