@@ -25,7 +25,7 @@ async def test_demo_with_render_auto_finds_the_script_built_section(tmp_path: Pa
     runner, base = await start_demo_server()
     store = SqliteStore(tmp_path / "demo.sqlite")
     try:
-        config = CrawlConfig(base, render="auto", render_timeout=3.0)
+        config = CrawlConfig(base, render="auto", render_timeout=8.0)
         await Crawler(config, store).run()
         locs = {e.loc for e in sitemap_entries(store)}
         records = {r.url: r for r in store.page_records()}
