@@ -36,6 +36,7 @@ class Listing:
                 f"and {n - self.cap:,} more {code} findings in this file "
                 f"(only the first {self.cap:,} are listed)",
                 source,
+                omitted=n - self.cap,
             )
             for (source, code), n in self._counts.items()
             if n > self.cap

@@ -140,6 +140,9 @@ class Finding:
     line: int | None = None
     column: int | None = None
     url: str | None = None
+    #: For the one "and N more" finding of a capped (file, code) listing: the N findings it
+    #: stands for and does not list, so that counts stay true (0 for an ordinary finding).
+    omitted: int = 0
 
     def render(self) -> str:
         """``source:line:col: severity code: message`` — the one-line CLI form, with control

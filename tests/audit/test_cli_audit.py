@@ -163,3 +163,31 @@ def test_a_50_mb_robots_txt_still_blocks(capsys: pytest.CaptureFixture[str]) -> 
     with serve_audit_site(AuditSite(huge_robots=True)) as site:
         _, report = _run_json(capsys, [site.base + "/"])
     assert _by_code(report)["listed-blocked"] == {site.base + "/blocked/x"}
+
+
+def test_counts_include_what_a_capped_listing_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1,200 broken dates: 1,000 are listed, the rest are one "and 200 more" row, counted as 200."""
+    with serve_audit_site() as site:
+        assert main(["crawl", site.base + "/", "-o", str(tmp_path / "out")]) == 0
+        base = site.base
+    capsys.readouterr()
+    n = 1_200
+    entries = "".join(
+        f"<url><loc>{base}/p{i}</loc><lastmod>2024-13-01</lastmod></url>\n" for i in range(n)
+    )
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{entries}</urlset>\n',
+        "utf-8",
+    )
+    db = tmp_path / "out" / "crawl.sqlite"
+    _, report = _run_json(capsys, ["--db", str(db), "--sitemap", str(sitemap)])
+    counts = report["counts"]
+    assert isinstance(counts, dict)
+    assert counts["lastmod-invalid"] == n
+    listed = [f for f in report["findings"] if f["code"] == "lastmod-invalid"]  # type: ignore[union-attr]
+    assert len(listed) == 1_001  # the first 1,000 and the one "and 200 more" row
+    assert any("and 200 more" in f["evidence"] for f in listed)

@@ -93,7 +93,7 @@ class AuditError(InputError):
 
 
 def _finding_row(f: Finding) -> AuditRow:
-    return AuditRow(f.code, f.severity.value, f.url, f.source, f.line, f.message)
+    return AuditRow(f.code, f.severity.value, f.url, f.source, f.line, f.message, f.omitted or 1)
 
 
 def _site_row(code: str, url: str | None, evidence: str) -> AuditRow:

@@ -236,6 +236,8 @@ class AuditRow:
     sitemap: str | None
     line: int | None
     evidence: str
+    #: How many findings this row counts for: 1, or the N of an "and N more" row.
+    weight: int = 1
 
 
 class CrawlStore(Protocol):

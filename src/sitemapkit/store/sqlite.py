@@ -163,6 +163,10 @@ _MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE runs ADD COLUMN bytes INTEGER;
     CREATE INDEX urls_fingerprint_run ON urls(fingerprint_run);
     """,
+    # 9: an audit row may stand for many findings (the "and N more" of a capped listing).
+    """
+    ALTER TABLE audit_findings ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 

@@ -194,16 +194,19 @@ class AuditTables:
     def add_findings(self, rows: Sequence[AuditRow]) -> None:
         if rows:
             self._begin().executemany(
-                "INSERT INTO audit_findings(code, severity, url, sitemap, line, evidence) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(r.code, r.severity, r.url, r.sitemap, r.line, r.evidence) for r in rows],
+                "INSERT INTO audit_findings(code, severity, url, sitemap, line, evidence, weight) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (r.code, r.severity, r.url, r.sitemap, r.line, r.evidence, r.weight)
+                    for r in rows
+                ],
             )
 
     def finding_counts(self) -> dict[str, int]:
         return {
             str(code): int(n)
             for code, n in self._conn.execute(
-                "SELECT code, COUNT(*) FROM audit_findings GROUP BY code ORDER BY code"
+                "SELECT code, SUM(weight) FROM audit_findings GROUP BY code ORDER BY code"
             )
         }
 

@@ -22,7 +22,7 @@ class ValidationReport:
     roots: dict[str, str] = field(default_factory=dict)
 
     def count(self, sev: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity is sev)
+        return sum(f.omitted or 1 for f in self.findings if f.severity is sev)  # "N more" is N
 
     @property
     def errors(self) -> int:
