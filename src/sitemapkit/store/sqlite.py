@@ -24,12 +24,11 @@ Why this shape:
 from __future__ import annotations
 
 import contextlib
-import functools
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
@@ -46,6 +45,7 @@ from sitemapkit.store.base import (
     SitemapRow,
     UrlState,
 )
+from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 
@@ -211,44 +211,12 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             raise
 
 
-_Method = Callable[Concatenate["SqliteStore", _P], _R]
-
-
-def _guard(what: str, error: type[StoreError]) -> Callable[[_Method[_P, _R]], _Method[_P, _R]]:
-    """Turn an ``sqlite3`` failure into one ``error`` line naming the file and the cause."""
-
-    def decorate(method: _Method[_P, _R]) -> _Method[_P, _R]:
-        @functools.wraps(method)
-        def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-            try:
-                return method(self, *args, **kwargs)
-            except sqlite3.Error as exc:
-                raise error(f"{self.name}: cannot {what} the crawl state: {exc}") from exc
-
-        return guarded
-
-    return decorate
-
-
 #: Writes: a failure (disk full, I/O) ends a crawl, resumable from the last commit.
-_writes = _guard("write", StoreWriteError)
+_writes = guard("write the crawl state", StoreWriteError)
 #: Reads: a failure (a corrupt file) is one line, not a traceback.
-_reads = _guard("read", StoreError)
-
-
-def _streams(
-    method: Callable[Concatenate[SqliteStore, _P], Iterator[_T]],
-) -> Callable[Concatenate[SqliteStore, _P], Iterator[_T]]:
-    """:data:`_reads` for a method that streams rows (the failure may come mid-stream)."""
-
-    @functools.wraps(method)
-    def guarded(self: SqliteStore, /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[_T]:
-        try:
-            yield from method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.name}: cannot read the crawl state: {exc}") from exc
-
-    return guarded
+_reads = guard("read the crawl state", StoreError)
+#: :data:`_reads` for a method that streams rows.
+_streams = guard_stream("read the crawl state", StoreError)
 
 
 def remove_database(path: Path) -> None:

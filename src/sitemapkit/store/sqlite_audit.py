@@ -9,13 +9,13 @@ so ``sitemapkit audit --db`` of a finished crawl needs nothing else.
 
 from __future__ import annotations
 
-import functools
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from typing import Concatenate, ParamSpec, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreWriteError
 from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow, UrlState
+from sitemapkit.store.guard import guard
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -104,19 +104,8 @@ def _stream(cur: sqlite3.Cursor) -> Iterator[Sequence[object]]:
         yield from rows
 
 
-def _writes(
-    method: Callable[Concatenate[AuditTables, _P], _R],
-) -> Callable[Concatenate[AuditTables, _P], _R]:
-    """A failed audit write (disk full, read-only file) is one :class:`StoreWriteError` line."""
-
-    @functools.wraps(method)
-    def guarded(self: AuditTables, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise StoreWriteError(f"{self.name}: cannot write the audit: {exc}") from exc
-
-    return guarded
+#: A failed audit write (disk full, read-only file) is one :class:`StoreWriteError` line.
+_writes = guard("write the audit", StoreWriteError)
 
 
 class AuditTables:
