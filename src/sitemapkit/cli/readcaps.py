@@ -7,12 +7,14 @@ take the same caps under the same names, defaults and help.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from sitemapkit import limits
 from sitemapkit.read.source import FETCH_TIMEOUT, ReadLimits
+from sitemapkit.read.walk import is_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -92,3 +94,9 @@ def read_limits(
         allow_other_hosts=allow_other_hosts,
         allow_private=allow_private,
     )
+
+
+def check_source(source: str) -> None:
+    """A SOURCE of ``urls``/``validate`` that is not a URL, ``-`` or a file is a usage error."""
+    if not is_url(source) and source != "-" and not Path(source).is_file():
+        raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")

@@ -17,11 +17,11 @@ from typing import Any, TextIO
 
 import click
 
-from sitemapkit.cli.readcaps import read_limit_options, read_limits
+from sitemapkit.cli.readcaps import check_source, read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
-from sitemapkit.read.walk import is_unreadable, is_url
+from sitemapkit.read.walk import is_unreadable
 from sitemapkit.terminal import json_for_terminals, lines_for_people
 
 _FIELDS = (
@@ -158,11 +158,7 @@ def urls(
     quiet: bool,
 ) -> int:
     """Print every URL of SOURCE: a sitemap file, '-', a sitemap, robots.txt or home URL."""
-    if not is_url(source) and source != "-":
-        from pathlib import Path
-
-        if not Path(source).is_file():
-            raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
+    check_source(source)
     lim = read_limits(
         max_download_bytes,
         max_decompressed_bytes,

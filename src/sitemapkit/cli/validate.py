@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli.readcaps import read_limit_options, read_limits
+from sitemapkit.cli.readcaps import check_source, read_limit_options, read_limits
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import InputError, PublishError
 from sitemapkit.fileio import atomic_open
@@ -244,8 +244,7 @@ def validate(
 ) -> int:
     """Check SOURCE... (files, '-', sitemap/robots.txt/home URLs) against the rule book."""
     for source in sources:
-        if not is_url(source) and source != "-" and not Path(source).is_file():
-            raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
+        check_source(source)
     now = _parse_now(now_text)
     lim = read_limits(
         max_download_bytes,
