@@ -24,7 +24,7 @@ from sitemapkit.audit.codes import audit_severity, meaning
 from sitemapkit.audit.report import ordered_codes, severity_totals
 from sitemapkit.audit.run import AuditResult
 from sitemapkit.store.base import AuditStore
-from sitemapkit.visual.page import content_security_policy
+from sitemapkit.visual.page import page_head
 from sitemapkit.visual.payload import script_safe_json
 
 MAX_FINDINGS = 50_000
@@ -81,19 +81,9 @@ def render(result: AuditResult, store: AuditStore, generated: datetime | None = 
         notes.append(f"this page shows the first {MAX_FINDINGS:,} of {total:,} findings")
     partial = "".join(f'<p class="partial">partial: {n}</p>' for n in notes)
     title = f"Audit of {result.site}"
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script, style)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="generator" content="sitemapkit">
-<title>{html.escape(title)}</title>
-<link rel="icon" href="data:,">
-<style>{style}</style>
-</head>
-<body>
+    return (
+        page_head(html.escape(title), script, style)
+        + f"""<body>
 <header><h1>{html.escape(title)}</h1>
 <span class="muted">{len(result.sitemaps)} sitemap(s) &middot; {result.listed:,} listed URLs
 &middot; {result.fetched:,} fetched &middot; {totals["error"]:,} error(s),
@@ -121,6 +111,7 @@ reports hold everything.</p></noscript>
 </body>
 </html>
 """
+    )
 
 
 def write_html(result: AuditResult, store: AuditStore, out: IO[Any]) -> None:

@@ -67,6 +67,25 @@ def content_security_policy(script: str, style: str) -> str:
     )
 
 
+def page_head(esc_title: str, script: str, style: str, style_attrs: str = "") -> str:
+    """The document start of every self-contained page (the map, the audit report): the CSP
+    that allows exactly ``script`` and ``style`` by hash, no referrer, and the inline style.
+    ``esc_title`` is already HTML-escaped."""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script, style)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="generator" content="sitemapkit">
+<title>{esc_title}</title>
+<link rel="icon" href="data:,">
+<style{style_attrs}>{style}</style>
+</head>
+"""
+
+
 def _option(value: str, text: str, chosen: str) -> str:
     sel = " selected" if value == chosen else ""
     return f'<option value="{value}"{sel}>{text}</option>'
@@ -184,19 +203,9 @@ def render_html(
         views += _option("depth", "by crawl depth", view)
     layouts = "".join(_option(v, v, layout) for v in LAYOUTS)
     colors = "".join(_option(v, v, color) for v in COLORS)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{content_security_policy(script, style)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="generator" content="sitemapkit">
-<title>{esc_title}</title>
-<link rel="icon" href="data:,">
-<style id="app-style">{style}</style>
-</head>
-<body>
+    return (
+        page_head(esc_title, script, style, ' id="app-style"')
+        + f"""<body>
 <header><h1>{esc_title}</h1><span class="stats">{stats}</span></header>
 <div class="toolbar" role="toolbar" aria-label="Map controls">
 <span class="group"><label>View <select id="view">{views}</select></label>
@@ -234,6 +243,7 @@ double-click the node or press Enter to expand it.</p></section>
 </body>
 </html>
 """
+    )
 
 
 def write_visual_map(
