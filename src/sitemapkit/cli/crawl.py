@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 import click
 
@@ -108,11 +108,24 @@ def run_crawl(
     *,
     resume: bool = False,
     progress: Progress | None = None,
+    fleet: bool = False,
 ) -> CrawlResult:
-    """Run one crawl (or resume one) into ``store``, which the caller opened and closes."""
+    """Run one crawl (or resume one) into ``store``, which the caller opened and closes.
+
+    ``fleet``: the store is shared and this process is the fleet's first worker
+    (``sitemapkit worker --db`` processes join it); it returns when the crawl is done.
+    """
     try:
         draw = progress if progress is not None and progress.enabled else None
-        crawler = Crawler(config, store, progress=draw)
+        crawler: Crawler
+        if fleet:
+            from sitemapkit.crawl.fleet import FleetCrawler
+            from sitemapkit.store.base import FleetStore
+
+            # open_store(shared=True) opened it as one (see the crawl command below).
+            crawler = FleetCrawler(config, cast(FleetStore, store), progress=draw)
+        else:
+            crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
         if progress is not None:
@@ -365,6 +378,12 @@ def _resumed_config(
     is_flag=True,
     help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
 )
+@click.option(
+    "--fleet",
+    is_flag=True,
+    help="Let `sitemapkit worker --db` processes join this crawl (hosts leased, politeness "
+    "for the whole fleet); the sitemap set is written when the last URL is done.",
+)
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
@@ -397,6 +416,7 @@ def crawl(
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
+    fleet: bool,
     why_url: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
@@ -449,7 +469,7 @@ def crawl(
     if explicit_db and not resume:
         mode = "open" if is_crawl_db(db) else "new"
     try:
-        store = open_store(db, mode=mode)
+        store = open_store(db, mode=mode, shared=fleet)
     except (StoreBusyError, StoreWriteError):
         raise  # in use, or cannot be written (full, read-only): one line, exit 1 (cli.main)
     except StoreError as exc:
@@ -459,7 +479,7 @@ def crawl(
             config = _resumed_config(store, db, url, max_pages, max_duration)
         progress = Progress(sys.stderr)
         try:
-            result = run_crawl(config, store, resume=resume, progress=progress)
+            result = run_crawl(config, store, resume=resume, progress=progress, fleet=fleet)
         except (KeyboardInterrupt, Terminated) as stop:
             how = "terminated" if isinstance(stop, Terminated) else "interrupted"
             resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)

@@ -133,6 +133,7 @@ class Leases:
     def claim(self, limit: int) -> list[Claimed]:
         """Up to ``limit`` URLs of hosts this worker holds, leasing more hosts when short."""
         self.beat()
+        self.live = max(1, self.store.live_workers(time.time()))  # a worker may have joined
         share = self.share()
         out: list[Claimed] = []
         for origin in list(self.held):
@@ -201,7 +202,7 @@ class FleetPoliteness(Politeness):
         async with self._freed:
             while True:
                 active, held = leases.active.get(origin, 0), leases.held.get(origin, 0)
-                if active < held:
+                if active < min(held, leases.share()):
                     break
                 # All ours are busy (or none: a redirect to another host): one more if the
                 # share allows and another worker let go of one.
@@ -216,6 +217,9 @@ class FleetPoliteness(Politeness):
             yield
         finally:
             leases.active[origin] -= 1
+            if leases.held.get(origin, 0) > max(leases.share(), leases.active[origin]):
+                # More workers joined since: give back what is over this one's share.
+                leases.lease(origin, max(leases.share(), leases.active[origin]))
             async with self._freed:
                 self._freed.notify_all()
 
