@@ -108,22 +108,23 @@ def run_crawl(
     *,
     resume: bool = False,
     progress: Progress | None = None,
-    fleet: bool = False,
+    fleet: float | None = None,
 ) -> CrawlResult:
     """Run one crawl (or resume one) into ``store``, which the caller opened and closes.
 
     ``fleet``: the store is shared and this process is the fleet's first worker
-    (``sitemapkit worker --db`` processes join it); it returns when the crawl is done.
+    (``sitemapkit worker --db`` processes join it), with leases of that many seconds;
+    it returns when the crawl is done.
     """
     try:
         draw = progress if progress is not None and progress.enabled else None
         crawler: Crawler
-        if fleet:
+        if fleet is not None:
             from sitemapkit.crawl.fleet import FleetCrawler
             from sitemapkit.store.base import FleetStore
 
             # open_store(shared=True) opened it as one (see the crawl command below).
-            crawler = FleetCrawler(config, cast(FleetStore, store), progress=draw)
+            crawler = FleetCrawler(config, cast(FleetStore, store), lease=fleet, progress=draw)
         else:
             crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
@@ -384,6 +385,14 @@ def _resumed_config(
     help="Let `sitemapkit worker --db` processes join this crawl (hosts leased, politeness "
     "for the whole fleet); the sitemap set is written when the last URL is done.",
 )
+@click.option(
+    "--lease",
+    type=click.FloatRange(min=1),
+    default=15.0,
+    show_default=True,
+    help="With --fleet: seconds a dead worker's hosts and URLs stay locked before the "
+    "others take them over.",
+)
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.pass_context
 def crawl(
@@ -417,6 +426,7 @@ def crawl(
     no_map: bool,
     allow_shrink: bool,
     fleet: bool,
+    lease: float,
     why_url: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
@@ -479,7 +489,9 @@ def crawl(
             config = _resumed_config(store, db, url, max_pages, max_duration)
         progress = Progress(sys.stderr)
         try:
-            result = run_crawl(config, store, resume=resume, progress=progress, fleet=fleet)
+            result = run_crawl(
+                config, store, resume=resume, progress=progress, fleet=lease if fleet else None
+            )
         except (KeyboardInterrupt, Terminated) as stop:
             how = "terminated" if isinstance(stop, Terminated) else "interrupted"
             resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)

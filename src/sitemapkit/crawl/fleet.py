@@ -41,17 +41,22 @@ from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRu
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.errors import StoreError
 from sitemapkit.store.base import Claimed, FleetStore, HostRobots
+from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:
     from sitemapkit.render import Renderer
 
-#: Seconds a worker's leases outlive its last heartbeat (a SIGKILLed worker's hosts and
-#: claims return to the fleet this long after it died).
+#: Seconds a worker's leases outlive its last heartbeat by default (a SIGKILLed worker's
+#: hosts and claims return to the fleet this long after it died).  ``crawl --lease``
+#: sets it for the crawl; it is kept in the store so every worker uses the same.
 LEASE_TTL = 15.0
-#: Seconds between heartbeats (a third of the lease: two can be missed under load).
-HEARTBEAT_EVERY = LEASE_TTL / 3
+#: The store's meta key holding the crawl's lease time.
+LEASE_META = "fleet_lease"
 #: Hosts looked at per claim round when this worker needs more work.
 HOSTS_PER_ROUND = 64
+#: URLs a worker claims ahead per slot it holds: enough to keep the slot busy, few enough
+#: that one worker does not swallow a small frontier while the others wait.
+CLAIM_PER_SLOT = 4
 #: How often a worker waiting for a host's slot or robots.txt asks the store again.
 POLL = 0.05
 
@@ -88,15 +93,18 @@ class Leases:
     """This worker's slots on hosts, and its heartbeat.
 
     ``held[origin]`` is how many of the origin's slots the store says are ours;
-    ``active[origin]`` how many requests to it are in flight here.
+    ``active[origin]`` how many requests to it are in flight here; ``pending[origin]``
+    how many of its URLs this worker claimed and has not started yet.
     """
 
-    def __init__(self, store: FleetStore, per_host: int) -> None:
+    def __init__(self, store: FleetStore, per_host: int, ttl: float = LEASE_TTL) -> None:
         self.store = store
         self.per_host = per_host
-        self.worker = store.join_fleet(worker_name(), time.time(), LEASE_TTL)
+        self.ttl = ttl
+        self.worker = store.join_fleet(worker_name(), time.time(), ttl)
         self.held: dict[str, int] = {}
         self.active: dict[str, int] = {}
+        self.pending: dict[str, int] = {}
         self.live = max(1, store.live_workers(time.time()))
         self._beat = time.monotonic()
         self.lost = False
@@ -106,17 +114,17 @@ class Leases:
         return max(1, math.ceil(self.per_host / self.live))
 
     def beat(self, *, force: bool = False) -> None:
-        """Renew the leases (every :data:`HEARTBEAT_EVERY`); reap workers that stopped."""
+        """Renew the leases (every third of their life); reap workers that stopped."""
         now_mono = time.monotonic()
-        if not force and now_mono - self._beat < HEARTBEAT_EVERY:
+        if not force and now_mono - self._beat < self.ttl / 3:
             return
         self._beat = now_mono
         now = time.time()
-        if not self.store.heartbeat(self.worker, now, LEASE_TTL):
+        if not self.store.heartbeat(self.worker, now, self.ttl):
             self.lost = True
             raise StoreError(
                 f"{self.store.name}: worker {self.worker} missed its heartbeats for "
-                f"{LEASE_TTL:.0f} s and its leases went to the others; stopping"
+                f"{self.ttl:g} s and its leases went to the others; stopping"
             )
         self.store.reap_workers(now)
         self.live = max(1, self.store.live_workers(now))
@@ -142,8 +150,8 @@ class Leases:
             busy = self.active.get(origin, 0)
             if self.held[origin] != max(share, busy):
                 self.lease(origin, max(share, busy))
-            got = self.store.claim_host(self.worker, origin, limit - len(out))
-            if not got and busy == 0:
+            got = self._claim_from(origin, limit - len(out))
+            if not got and busy == 0 and not self.pending.get(origin):
                 self.lease(origin, 0)  # nothing queued here: let the others have it
             out.extend(got)
         if len(out) < limit:
@@ -152,8 +160,25 @@ class Leases:
                     break
                 if origin in self.held or not self.lease(origin, share):
                     continue
-                out.extend(self.store.claim_host(self.worker, origin, limit - len(out)))
+                out.extend(self._claim_from(origin, limit - len(out)))
         return out
+
+    def _claim_from(self, origin: str, limit: int) -> list[Claimed]:
+        room = self.held.get(origin, 0) * CLAIM_PER_SLOT - self.pending.get(origin, 0)
+        if room <= 0 or limit <= 0:
+            return []
+        got = self.store.claim_host(self.worker, origin, min(room, limit))
+        self.pending[origin] = self.pending.get(origin, 0) + len(got)
+        return got
+
+    def started(self, url: str) -> None:
+        """A claimed URL is being processed: room to claim another of its host."""
+        origin = origin_of(url)
+        left = self.pending.get(origin, 0) - 1
+        if left > 0:
+            self.pending[origin] = left
+        else:
+            self.pending.pop(origin, None)
 
     def leave(self) -> int:
         """Free every slot and put this worker's claims back in the queue."""
@@ -249,6 +274,7 @@ class FleetCrawler(Crawler):
         store: FleetStore,
         *,
         join: bool = False,
+        lease: float = LEASE_TTL,
         session: aiohttp.ClientSession | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         renderer: Renderer | None = None,
@@ -266,11 +292,17 @@ class FleetCrawler(Crawler):
         )
         self.fleet_store = store
         self._join = join
+        self._lease = lease
         self.leases: Leases | None = None
 
     def _prepare(self, resume: bool) -> str:
-        start = self._join_crawl() if self._join else super()._prepare(resume)
-        self.leases = Leases(self.fleet_store, self.config.per_host)
+        if self._join:
+            start = self._join_crawl()
+            self._lease = float(self.store.get_meta(LEASE_META) or LEASE_TTL)
+        else:
+            start = super()._prepare(resume)
+            self.store.set_meta(LEASE_META, repr(self._lease))
+        self.leases = Leases(self.fleet_store, self.config.per_host, self._lease)
         return start
 
     def _join_crawl(self) -> str:
@@ -301,6 +333,11 @@ class FleetCrawler(Crawler):
         # The start page may have moved the site (http -> https): judge links as it did.
         self._adopt_origins()
         return self.leases.claim(limit)
+
+    async def _process(self, item: Claimed) -> None:
+        assert self.leases is not None
+        self.leases.started(item.spelling)
+        await super()._process(item)
 
     def _drained(self) -> bool:
         """Done when nothing is queued or claimed anywhere (a dead worker's claims return)."""
