@@ -153,7 +153,7 @@ def test_a_worker_killed_mid_crawl_loses_nothing(demo: str, tmp_path: Path) -> N
     out = tmp_path / "fleet"
     db = out / "crawl.sqlite"
     lead = sitemapkit(
-        "crawl", demo, "-o", str(out), "--no-map", "--fleet", "--lease", "2", "--rate", "40"
+        "crawl", demo, "-o", str(out), "--no-map", "--fleet", "--lease", "5", "--rate", "40"
     )
     victim = sitemapkit("worker", "--db", str(db))
     deadline = time.monotonic() + PATIENCE
