@@ -50,6 +50,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "List the runs of a crawl store: pages, 304s, changes, bytes.",
     ),
+    "diff": (
+        "sitemapkit.cli.diff",
+        "diff",
+        "Show what changed between two crawls: added, removed, status, content ...",
+    ),
     "visualize": (
         "sitemapkit.cli.visualize",
         "visualize",
