@@ -23,6 +23,7 @@ def test_help_lists_commands(capsys) -> None:
         "diff",
         "visualize",
         "audit",
+        "serve",
         "demo",
     ]
     for name in names:

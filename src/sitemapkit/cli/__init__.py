@@ -65,6 +65,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "audit",
         "Audit a site against its own sitemaps: findings a CI can gate on.",
     ),
+    "serve": (
+        "sitemapkit.cli.serve",
+        "serve",
+        "Serve the local web app: crawl, explore, audit and publish in a browser.",
+    ),
     "demo": (
         "sitemapkit.cli.demo",
         "demo",

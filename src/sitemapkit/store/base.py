@@ -413,6 +413,11 @@ class CrawlStore(Protocol):
         """Everything known about ``url`` (``--why``); ``None`` when never seen."""
         ...
 
+    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
+        """Up to ``limit`` URLs fetched after the time ``after``, oldest fetch first, with
+        their fetch time (the app's live map: the last time returned is the next ``after``)."""
+        ...
+
     def commit(self) -> None: ...
 
     def rollback(self) -> None:

@@ -727,6 +727,20 @@ class SqliteStore(AuditTables):
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
 
+    @_reads
+    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
+        found = self._conn.execute(
+            "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id LIMIT ?",
+            (after, limit),
+        ).fetchall()
+        if not found:
+            return []
+        one = _RECORD_SQL + " WHERE u.id = ?"
+        return [
+            (float(fetched_at), _record(self._conn.execute(one, (url_id,)).fetchone()))
+            for url_id, fetched_at in found
+        ]
+
 
 # -- read-only helpers shared by the store and the module functions ---------------------
 
