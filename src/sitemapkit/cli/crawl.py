@@ -37,9 +37,10 @@ from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
+from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore, OpenMode
+from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
 if TYPE_CHECKING:
     from sitemapkit.write.writer import WriteResult
@@ -188,32 +189,37 @@ def summary_lines(
     return lines
 
 
+def find_explanation(store: CrawlStore, url: str) -> tuple[str, Explanation | None]:
+    """``url`` (a ``/path`` is taken on the crawled site's origin) and what ``store`` knows
+    of it, asked as given and normalised (``--why`` and the app's Why panel)."""
+    from sitemapkit.crawl.urlnorm import normalize
+
+    if url.startswith("/"):
+        site = default_base_url(store)
+        url = (site or "").rstrip("/") + url
+    candidates = [url]
+    norm = normalize(url)
+    if norm is not None and norm != url:
+        candidates.append(norm)
+    for candidate in candidates:
+        info = store.explain(candidate)
+        if info is not None:
+            return url, info
+    return url, None
+
+
 def explain(db: Path, url: str, out: TextIO) -> int:
     """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
 
     The store is opened read-only, without the lock: ``--why`` works while a
     crawl is still writing.
     """
-    from sitemapkit.crawl.urlnorm import normalize
-
     if not is_crawl_db(db):
         click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
         return ExitStatus.USAGE
     store = open_store(db, mode="read")
     try:
-        if url.startswith("/"):
-            # A path: on the crawled site's origin.
-            site = default_base_url(store)
-            url = (site or "").rstrip("/") + url
-        candidates = [url]
-        norm = normalize(url)
-        if norm is not None and norm != url:
-            candidates.append(norm)
-        info = None
-        for candidate in candidates:
-            info = store.explain(candidate)
-            if info is not None:
-                break
+        url, info = find_explanation(store, url)
     finally:
         store.close()
     if info is None:
@@ -276,8 +282,10 @@ def _resumed_config(
     url: str | None,
     max_pages: int | None,
     max_duration: float | None,
+    workers: int | None = None,
 ) -> CrawlConfig:
-    """The stored crawl's config; limits may be raised on resume, scope and rules stay."""
+    """The stored crawl's config; limits and ``--workers`` may change on resume, scope and
+    rules stay."""
     stored = store.get_meta("config")
     if stored is None:
         raise click.UsageError(f"--resume: {db} holds no crawl to resume")
@@ -288,6 +296,8 @@ def _resumed_config(
         config.max_pages = max_pages
     if max_duration is not None:
         config.max_duration = max_duration
+    if workers is not None:
+        config.workers = workers
     _check(config)
     return config
 
@@ -319,6 +329,13 @@ def _resumed_config(
     help="Stop after S seconds, cutting requests in flight (they count as not-crawled).",
 )
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Processes that parse pages while one process fetches and stores "
+    f"(default: the number of cores, at most {MAX_WORKERS}; 1: all in one process; "
+    "a resumed crawl keeps its own).",
+)
 @click.option(
     "--per-host",
     type=click.IntRange(min=1),
@@ -407,6 +424,7 @@ def crawl(
     max_depth: int | None,
     max_duration: float | None,
     concurrency: int,
+    workers: int | None,
     per_host: int,
     rate: float | None,
     user_agent: str | None,
@@ -451,6 +469,7 @@ def crawl(
             max_pages=max_pages,
             max_duration=max_duration,
             concurrency=concurrency,
+            workers=workers if workers is not None else default_workers(),
             per_host=per_host,
             rate=rate,
             respect_robots=not ignore_robots,
@@ -486,7 +505,7 @@ def crawl(
         raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
     try:
         if resume:
-            config = _resumed_config(store, db, url, max_pages, max_duration)
+            config = _resumed_config(store, db, url, max_pages, max_duration, workers)
         progress = Progress(sys.stderr)
         try:
             result = run_crawl(
