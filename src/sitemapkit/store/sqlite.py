@@ -28,7 +28,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
@@ -701,7 +701,17 @@ class SqliteStore(AuditTables):
 # -- read-only helpers shared by the store and the module functions ---------------------
 
 
-def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+class SqlReader(Protocol):
+    """What the shared read helpers need of a connection (``?`` placeholders).
+
+    SQLite's connection, or PostgreSQL's behind :class:`~sitemapkit.store.postgres_conn.Qmark`:
+    these reads are plain SQL, written once for both stores.
+    """
+
+    def execute(self, sql: str, parameters: Sequence[object] = ..., /) -> Any: ...
+
+
+def _counts(conn: SqlReader) -> dict[str, int]:
     out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
@@ -752,9 +762,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 #: again it keeps its last verdict and validators until fetched (a 304 keeps them);
 #: decided otherwise (out of scope, trap ...), it drops both, so a later 304 can never
 #: bring back a verdict that is no longer true.
-_ADD_URL_SQL = (
-    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
+REJUDGE_STALE = (
+    "ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
     "found_from = excluded.found_from, state = excluded.state, "
     "reason = CASE WHEN excluded.state = 0 THEN urls.reason ELSE excluded.reason END, "
     "detail = CASE WHEN excluded.state = 0 THEN urls.detail ELSE excluded.detail END, "
@@ -762,6 +771,10 @@ _ADD_URL_SQL = (
     "etag = CASE WHEN excluded.state = 0 THEN urls.etag END, "
     "last_modified = CASE WHEN excluded.state = 0 THEN urls.last_modified END "
     "WHERE urls.state = 4"
+)
+_ADD_URL_SQL = (
+    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 _PAGE_FACTS = (
@@ -819,8 +832,8 @@ def _record(row: Sequence[object]) -> PageRecord:
     )
 
 
-def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
-    row = conn.execute(_RECORD_SQL + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
+def _explain(conn: SqlReader, url: str, record_sql: str = _RECORD_SQL) -> Explanation | None:
+    row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None
     ids = conn.execute(
