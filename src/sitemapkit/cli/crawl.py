@@ -33,6 +33,7 @@ from sitemapkit.cli.crawl_output import (
     publish_crawl,
     published_lines,
 )
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
@@ -174,7 +175,7 @@ def summary_lines(
     return lines
 
 
-def explain(db: Path, url: str, out: TextIO) -> int:
+def explain(db: DbSpec, url: str, out: TextIO) -> int:
     """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
 
     The store is opened read-only, without the lock: ``--why`` works while a
@@ -241,7 +242,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     return ExitStatus.OK
 
 
-def resume_hint(message: str, db: Path, out_dir: Path) -> None:
+def resume_hint(message: str, db: DbSpec, out_dir: Path) -> None:
     """One stderr line: what stopped the crawl, and the command that continues it."""
     click.echo(
         f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
@@ -258,7 +259,7 @@ def _check(config: CrawlConfig) -> None:
 
 def _resumed_config(
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     url: str | None,
     max_pages: int | None,
     max_duration: float | None,
@@ -289,8 +290,8 @@ def _resumed_config(
 )
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help=f"Crawl state file (default OUTDIR/{DB_NAME}); keep it to resume.",
+    type=DB_SPEC,
+    help=f"Crawl state: a file (default OUTDIR/{DB_NAME}) or postgresql://...; keep it to resume.",
 )
 @click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
@@ -371,7 +372,7 @@ def crawl(
     ctx: click.Context,
     url: str | None,
     out_dir: Path | None,
-    db: Path | None,
+    db: DbSpec | None,
     resume: bool,
     base_url: str | None,
     gzip: bool,
@@ -441,7 +442,7 @@ def crawl(
         check_available()  # a missing Playwright or Chromium: one line, before any file is made
     outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if db.parent != Path():
+    if isinstance(db, Path) and db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
     # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced, with
     # --db a finished crawl of the same site gets a new run (history kept).
@@ -490,7 +491,7 @@ class Outputs:
 def _publish(
     result: CrawlResult,
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     out_dir: Path,
     config: CrawlConfig,
     opts: Outputs,
