@@ -21,8 +21,10 @@ def test_help_lists_commands(capsys) -> None:
         "inventory",
         "history",
         "write",
+        "diff",
         "visualize",
         "audit",
+        "serve",
         "demo",
     ]
     for name in names:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
@@ -41,6 +42,7 @@ from sitemapkit.store.base import (
     RunFigures,
     RunRow,
     SitemapRow,
+    UrlFacts,
     UrlState,
 )
 from sitemapkit.store.postgres_audit import PgAuditTables
@@ -98,15 +100,18 @@ _REPLAY_URLS = (
     "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
     "%s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
 )
-_RECORD_SQL = (
+_RECORD_SELECT = (
     "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
     "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
     "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
     "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
     "(SELECT string_agg(n.code || ': ' || n.message, chr(10) ORDER BY n.id) FROM notes n "
     "WHERE n.page_id = u.id) "
+)
+_RECORD_FROM = (
     "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
+_RECORD_SQL = _RECORD_SELECT + _RECORD_FROM
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 _PAGE_FACTS = (
     ("links", "from_id"),
@@ -446,6 +451,7 @@ class PostgresStore(PgAuditTables):
                 )
             )
             self._cache.clear()
+        self._write(_record_run_changes)
 
     @_reads
     def run_started(self) -> float | None:
@@ -455,12 +461,32 @@ class PostgresStore(PgAuditTables):
     @_reads
     def runs(self) -> list[RunRow]:
         return [
-            RunRow(int(i), float(s), None if e is None else float(e), str(st), *figures)
-            for i, s, e, st, *figures in self._conn.execute(
-                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes "
-                "FROM runs ORDER BY id"
+            RunRow(
+                int(i),
+                float(s),
+                None if e is None else float(e),
+                str(st),
+                pages=pages,
+                not_modified=not_modified,
+                changed=changed,
+                bytes=size,
+                tracked=bool(tracked),
+            )
+            for i, s, e, st, pages, not_modified, changed, size, tracked in self._conn.execute(
+                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
+                "tracked FROM runs ORDER BY id"
             )
         ]
+
+    @_streams
+    def changes_between(
+        self, run_a: int, run_b: int
+    ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
+        return changes.changes_between(Qmark(self._conn), run_a, run_b)
+
+    @_streams
+    def facts_at(self, run: int) -> Iterator[UrlFacts]:
+        return changes.facts_at(Qmark(self._conn), run)
 
     @_writes
     def release_claims(self) -> int:
@@ -603,6 +629,15 @@ class PostgresStore(PgAuditTables):
     def explain(self, url: str) -> Explanation | None:
         return _explain(Qmark(self._conn), url, _RECORD_SQL)
 
+    @_reads
+    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
+        rows = self._conn.execute(
+            _RECORD_SELECT + ", u.fetched_at " + _RECORD_FROM + " WHERE u.fetched_at > %s "
+            "ORDER BY u.fetched_at, u.id LIMIT %s",
+            (after, limit),
+        ).fetchall()
+        return [(float(row[-1]), _record(row)) for row in rows]
+
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
 
@@ -613,6 +648,13 @@ class PostgresStore(PgAuditTables):
             cur.itersize = _STREAM_BATCH
             cur.execute(sql, args)
             yield from cur
+
+
+def _record_run_changes(conn: psycopg.Connection) -> None:
+    """The last run's change records (:mod:`~sitemapkit.store.sqlite_changes`' SQL)."""
+    row = conn.execute("SELECT MAX(id) FROM runs").fetchone()
+    if row is not None and row[0] is not None:
+        changes.record_changes(Qmark(conn), int(row[0]))
 
 
 def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
