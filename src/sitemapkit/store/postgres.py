@@ -89,6 +89,13 @@ _CLAIM_COLUMNS = (
     "u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, u.lastmod, "
     "u.lastmod_source"
 )
+#: Hand out the shallowest queued URLs; rows another session holds are skipped, not waited
+#: for, so claimers sharing one frontier never block each other nor get one URL twice.
+CLAIM_SQL = (
+    "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 "
+    "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
+    f"RETURNING {_CLAIM_COLUMNS}"
+)
 _INSERT_URLS = (
     "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
     "SELECT * FROM unnest(%s::text[], %s::int[], %s::bigint[], %s::smallint[], %s::text[], "
@@ -135,11 +142,18 @@ class PostgresStore(PgAuditTables):
     for SQLite, with the crawl's schema in the place of the file.
     """
 
-    def __init__(self, spec: str | PgSpec, *, mode: OpenMode = "open") -> None:
+    def __init__(
+        self, spec: str | PgSpec, *, mode: OpenMode = "open", shared: bool = False
+    ) -> None:
         self.spec = parse_spec(spec) if isinstance(spec, str) else spec
         self.name = self.spec.name
         self._writer = mode != "read"
+        #: Written by several processes at once (a fleet): no one-writer lock; the
+        #: frontier's ``SKIP LOCKED`` claims keep them apart.
+        self._shared = shared
+        #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
+        self._sent = 0
         self._cache: dict[str, tuple[int, UrlState]] = {}
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
@@ -157,8 +171,10 @@ class PostgresStore(PgAuditTables):
 
     # -- opening ------------------------------------------------------------------
     def _take_lock(self) -> None:
+        """One writer per crawl (exclusive), or any number of fleet workers (shared)."""
+        how = "pg_try_advisory_lock_shared" if self._shared else "pg_try_advisory_lock"
         row = self._conn.execute(
-            "SELECT pg_try_advisory_lock(%s, hashtext(%s))", _lock_key(self.spec.schema)
+            f"SELECT {how}(%s, hashtext(%s))", _lock_key(self.spec.schema)
         ).fetchone()
         if row is None or not row[0]:
             raise StoreBusyError(
@@ -167,19 +183,29 @@ class PostgresStore(PgAuditTables):
             )
 
     def _prepare(self, mode: OpenMode) -> None:
-        """Create, check, replace and migrate the crawl's schema as ``mode`` says (locked)."""
+        """Create, check, replace and migrate the crawl's schema as ``mode`` says (locked).
+
+        One transaction, serialised by a transaction lock, so fleet workers starting at
+        once create and migrate the schema exactly once.
+        """
         schema = self.spec.schema
         conn = self._conn
-        exists, ours = schema_state(conn, schema)
-        if exists and not ours:
-            raise StoreError(f"{self.name}: schema {schema} exists and is not a sitemapkit crawl")
-        if mode == "new" and ours:
-            raise StoreError(
-                f"{self.name} already exists: add --resume to continue it, or pick another --db"
-            )
-        if mode == "resume" and not ours:
-            raise StoreError(f"{self.name} is not a crawl database to resume")
         with conn.transaction():
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (APPLICATION_ID + 1, schema),
+            )
+            exists, ours = schema_state(conn, schema)
+            if exists and not ours:
+                raise StoreError(
+                    f"{self.name}: schema {schema} exists and is not a sitemapkit crawl"
+                )
+            if mode == "new" and ours:
+                raise StoreError(
+                    f"{self.name} already exists: add --resume to continue it, or pick another --db"
+                )
+            if mode == "resume" and not ours:
+                raise StoreError(f"{self.name} is not a crawl database to resume")
             if mode == "replace" and ours:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
                 ours = False
@@ -220,22 +246,57 @@ class PostgresStore(PgAuditTables):
             return True
         self._take_lock()
         self._conn.autocommit = False
-        for step in self._batch:
-            step(self._conn)
+        self._sent = 0
+        self._now()
         return True
 
-    def _write(self, step: Step) -> Any:
-        """Run ``step`` now and keep it for a replay; its result."""
-        result = step(self._conn)
+    def _write(self, step: Step) -> None:
+        """Keep ``step`` for the next round trip (and for a replay): writes cost no wait."""
         self._batch.append(step)
+
+    def _write_now(self, step: Step) -> Any:
+        """Run ``step`` now (its result is needed) and keep it for a replay."""
+        result = step(self._now())
+        self._sent_as(step)
         return result
 
+    def _sent_as(self, replay: Step) -> None:
+        """Record a write just run on the connection, as ``replay`` will run it again."""
+        self._batch.append(replay)
+        self._sent = len(self._batch)
+
+    def _now(self) -> psycopg.Connection:
+        """The connection, with every kept write sent first (one pipelined round trip).
+
+        A kept write the server refuses is a :class:`StoreWriteError` (a lost
+        connection stays a ``psycopg`` error, for the guard to recover).
+        """
+        if self._sent < len(self._batch):
+            import psycopg
+
+            pending = self._batch[self._sent :]
+            try:
+                with self._conn.pipeline():
+                    for step in pending:
+                        step(self._conn)
+            except psycopg.Error as exc:
+                if is_connection_lost(exc):
+                    raise
+                raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+            self._sent = len(self._batch)
+        return self._conn
+
     # -- transactions -------------------------------------------------------------
+    @_writes
+    def _flush(self) -> None:
+        self._now()
+
     def commit(self) -> None:
         if not self._writer:
             return
         import psycopg
 
+        self._flush()
         try:
             self._conn.commit()
         except psycopg.Error as exc:
@@ -244,9 +305,11 @@ class PostgresStore(PgAuditTables):
                 "lost: --resume continues from the last commit"
             ) from exc
         self._batch.clear()
+        self._sent = 0
 
     def rollback(self) -> None:
         self._batch.clear()
+        self._sent = 0
         self._cache.clear()
         with contextlib.suppress(Exception):
             self._conn.rollback()
@@ -263,7 +326,7 @@ class PostgresStore(PgAuditTables):
     # -- meta ---------------------------------------------------------------------
     @_reads
     def get_meta(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        row = self._now().execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     @_writes
@@ -278,7 +341,7 @@ class PostgresStore(PgAuditTables):
 
     @_reads
     def meta(self) -> dict[str, str]:
-        return {str(k): str(v) for k, v in self._conn.execute("SELECT key, value FROM meta")}
+        return {str(k): str(v) for k, v in self._now().execute("SELECT key, value FROM meta")}
 
     # -- frontier -----------------------------------------------------------------
     @_reads
@@ -296,7 +359,7 @@ class PostgresStore(PgAuditTables):
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
-        for url, url_id, state in self._conn.execute(
+        for url, url_id, state in self._now().execute(
             "SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)
         ):
             value = (int(url_id), UrlState(state))
@@ -317,12 +380,12 @@ class PostgresStore(PgAuditTables):
             return found
         rows = list(missing.values())
         columns = _url_columns(rows)
-        written = self._conn.execute(_INSERT_URLS, columns).fetchall()
+        written = self._now().execute(_INSERT_URLS, columns).fetchall()
         if written:
             ids = {str(url): int(url_id) for url_id, url in written}
             again = [n for n in rows if n.url in ids]
             replay = ([ids[n.url] for n in again], *_url_columns(again))
-            self._batch.append(lambda c: c.execute(_REPLAY_URLS, replay))
+            self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
         self._select(list(missing), found)
         return found
 
@@ -347,18 +410,11 @@ class PostgresStore(PgAuditTables):
 
     @_writes
     def claim(self, limit: int) -> list[Claimed]:
-        rows = self._conn.execute(
-            f"UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 "
-            f"ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
-            f"RETURNING {_CLAIM_COLUMNS}",
-            (limit,),
-        ).fetchall()
+        rows = self._now().execute(CLAIM_SQL, (limit,)).fetchall()
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]
-        self._batch.append(
-            lambda c: c.execute("UPDATE urls SET state = 1 WHERE id = ANY(%s)", (ids,))
-        )
+        self._sent_as(lambda c: c.execute("UPDATE urls SET state = 1 WHERE id = ANY(%s)", (ids,)))
         rows.sort(key=lambda r: (r[2], r[0]))
         return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
 
@@ -370,16 +426,20 @@ class PostgresStore(PgAuditTables):
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
             "found_from = excluded.found_from WHERE urls.state = 4"
         )
-        row = self._conn.execute(
-            "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (%s, %s, %s, 1, %s) "
-            + upsert
-            + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
-            (url, depth, found_from, loc),
-        ).fetchone()
+        row = (
+            self._now()
+            .execute(
+                "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (%s, %s, %s, 1, %s) "
+                + upsert
+                + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
+                (url, depth, found_from, loc),
+            )
+            .fetchone()
+        )
         if row is None:
             return None
         url_id = int(row[0])
-        self._batch.append(
+        self._sent_as(
             lambda c: c.execute(
                 "INSERT INTO urls(id, url, depth, found_from, state, loc) "
                 "VALUES (%s, %s, %s, %s, 1, %s) " + upsert,
@@ -391,7 +451,7 @@ class PostgresStore(PgAuditTables):
 
     @_writes
     def unchanged(self, url_id: int, fetched_at: float) -> bool:
-        row = self._write(
+        row = self._write_now(
             lambda c: c.execute(
                 "UPDATE urls SET state = 2, fetched_at = %s WHERE id = %s RETURNING indexable",
                 (fetched_at, url_id),
@@ -403,7 +463,7 @@ class PostgresStore(PgAuditTables):
     def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
         return [
             (str(url), str(loc or url), bool(nofollow), str(kind))
-            for url, loc, nofollow, kind in self._conn.execute(
+            for url, loc, nofollow, kind in self._now().execute(
                 "SELECT u.url, u.loc, l.nofollow, l.kind FROM links l "
                 "JOIN urls u ON u.id = l.to_id WHERE l.from_id = %s ORDER BY l.id",
                 (url_id,),
@@ -414,12 +474,16 @@ class PostgresStore(PgAuditTables):
     @_writes
     def start_run(self, started_at: float) -> int:
         self._write(lambda c: c.execute("UPDATE urls SET state = 4 WHERE state = 2"))
-        row = self._conn.execute(
-            "INSERT INTO runs(started_at, state) VALUES (%s, 'running') RETURNING id",
-            (started_at,),
-        ).fetchone()
+        row = (
+            self._now()
+            .execute(
+                "INSERT INTO runs(started_at, state) VALUES (%s, 'running') RETURNING id",
+                (started_at,),
+            )
+            .fetchone()
+        )
         run_id = 0 if row is None else int(row[0])
-        self._batch.append(
+        self._sent_as(
             lambda c: c.execute(
                 "INSERT INTO runs(id, started_at, state) VALUES (%s, %s, 'running')",
                 (run_id, started_at),
@@ -455,7 +519,7 @@ class PostgresStore(PgAuditTables):
 
     @_reads
     def run_started(self) -> float | None:
-        row = self._conn.execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        row = self._now().execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else float(row[0])
 
     @_reads
@@ -472,7 +536,7 @@ class PostgresStore(PgAuditTables):
                 bytes=size,
                 tracked=bool(tracked),
             )
-            for i, s, e, st, pages, not_modified, changed, size, tracked in self._conn.execute(
+            for i, s, e, st, pages, not_modified, changed, size, tracked in self._now().execute(
                 "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
                 "tracked FROM runs ORDER BY id"
             )
@@ -482,15 +546,15 @@ class PostgresStore(PgAuditTables):
     def changes_between(
         self, run_a: int, run_b: int
     ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
-        return changes.changes_between(Qmark(self._conn), run_a, run_b)
+        return changes.changes_between(Qmark(self._now()), run_a, run_b)
 
     @_streams
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
-        return changes.facts_at(Qmark(self._conn), run)
+        return changes.facts_at(Qmark(self._now()), run)
 
     @_writes
     def release_claims(self) -> int:
-        count = self._write(
+        count = self._write_now(
             lambda c: c.execute("UPDATE urls SET state = 0 WHERE state = 1").rowcount
         )
         self._cache.clear()
@@ -514,9 +578,11 @@ class PostgresStore(PgAuditTables):
 
     @_reads
     def fate(self, url_id: int) -> Fate | None:
-        row = self._conn.execute(
-            "SELECT state, status, reason FROM urls WHERE id = %s", (url_id,)
-        ).fetchone()
+        row = (
+            self._now()
+            .execute("SELECT state, status, reason FROM urls WHERE id = %s", (url_id,))
+            .fetchone()
+        )
         if row is None:
             return None
         return Fate(
@@ -560,18 +626,18 @@ class PostgresStore(PgAuditTables):
     # -- reading ------------------------------------------------------------------
     @_reads
     def counts(self) -> dict[str, int]:
-        return _counts(Qmark(self._conn))
+        return _counts(Qmark(self._now()))
 
     @_reads
     def queued(self) -> int:
-        row = self._conn.execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()
+        row = self._now().execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()
         return 0 if row is None else int(row[0])
 
     @_reads
     def reasons(self) -> dict[str, int]:
         return {
             str(reason): int(n)
-            for reason, n in self._conn.execute(
+            for reason, n in self._now().execute(
                 "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
                 "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
             )
@@ -612,7 +678,7 @@ class PostgresStore(PgAuditTables):
     def note_counts(self) -> dict[str, tuple[int, str]]:
         return {
             str(code): (int(n), str(url))
-            for code, n, url in self._conn.execute(
+            for code, n, url in self._now().execute(
                 "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
                 "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
                 "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
@@ -627,15 +693,19 @@ class PostgresStore(PgAuditTables):
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
-        return _explain(Qmark(self._conn), url, _RECORD_SQL)
+        return _explain(Qmark(self._now()), url, _RECORD_SQL)
 
     @_reads
     def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        rows = self._conn.execute(
-            _RECORD_SELECT + ", u.fetched_at " + _RECORD_FROM + " WHERE u.fetched_at > %s "
-            "ORDER BY u.fetched_at, u.id LIMIT %s",
-            (after, limit),
-        ).fetchall()
+        rows = (
+            self._now()
+            .execute(
+                _RECORD_SELECT + ", u.fetched_at " + _RECORD_FROM + " WHERE u.fetched_at > %s "
+                "ORDER BY u.fetched_at, u.id LIMIT %s",
+                (after, limit),
+            )
+            .fetchall()
+        )
         return [(float(row[-1]), _record(row)) for row in rows]
 
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
@@ -644,7 +714,7 @@ class PostgresStore(PgAuditTables):
         ``WITH HOLD``: the cursor outlives a commit made while the rows are read.
         """
         name = f"sitemapkit_{next(_cursor_names)}"
-        with self._conn.cursor(name=name, withhold=True) as cur:
+        with self._now().cursor(name=name, withhold=True) as cur:
             cur.itersize = _STREAM_BATCH
             cur.execute(sql, args)
             yield from cur
@@ -671,67 +741,66 @@ def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
 
 
 def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl: bool) -> None:
-    """Record one page's outcome: its row and the facts beside it, in one pipeline."""
-    with conn.pipeline():
-        if recrawl:  # fetched again: this fetch's facts replace the earlier run's
-            for table, column in _PAGE_FACTS:
-                conn.execute(f"DELETE FROM {table} WHERE {column} = %s", (url_id,))
+    """Record one page's outcome: its row and the facts beside it (sent pipelined)."""
+    if recrawl:  # fetched again: this fetch's facts replace the earlier run's
+        for table, column in _PAGE_FACTS:
+            conn.execute(f"DELETE FROM {table} WHERE {column} = %s", (url_id,))
+    conn.execute(
+        "UPDATE urls SET state = 2, status = %s, content_type = %s, title = %s, "
+        "canonical = %s, indexable = %s, reason = %s, detail = %s, lastmod = %s, "
+        "lastmod_source = %s, fetched_at = %s, bytes = %s, redirect_to = %s, outlinks = %s, "
+        "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
+        "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
+        "fingerprint = %s WHERE id = %s",
+        (
+            outcome.status,
+            outcome.content_type,
+            outcome.title,
+            outcome.canonical,
+            1 if outcome.indexable else 0,
+            outcome.reason,
+            outcome.detail,
+            outcome.lastmod,
+            outcome.lastmod_source,
+            outcome.fetched_at,
+            outcome.bytes,
+            outcome.redirect_to,
+            outcome.outlinks,
+            outcome.etag,
+            outcome.last_modified,
+            outcome.fingerprint,
+            outcome.fingerprint,
+            url_id,
+        ),
+    )
+    if outcome.alternates:
         conn.execute(
-            "UPDATE urls SET state = 2, status = %s, content_type = %s, title = %s, "
-            "canonical = %s, indexable = %s, reason = %s, detail = %s, lastmod = %s, "
-            "lastmod_source = %s, fetched_at = %s, bytes = %s, redirect_to = %s, outlinks = %s, "
-            "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
-            "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
-            "fingerprint = %s WHERE id = %s",
+            "INSERT INTO alternates(page_id, hreflang, href) "
+            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
             (
-                outcome.status,
-                outcome.content_type,
-                outcome.title,
-                outcome.canonical,
-                1 if outcome.indexable else 0,
-                outcome.reason,
-                outcome.detail,
-                outcome.lastmod,
-                outcome.lastmod_source,
-                outcome.fetched_at,
-                outcome.bytes,
-                outcome.redirect_to,
-                outcome.outlinks,
-                outcome.etag,
-                outcome.last_modified,
-                outcome.fingerprint,
-                outcome.fingerprint,
                 url_id,
+                [a.hreflang for a in outcome.alternates],
+                [a.href for a in outcome.alternates],
             ),
         )
-        if outcome.alternates:
-            conn.execute(
-                "INSERT INTO alternates(page_id, hreflang, href) "
-                "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-                (
-                    url_id,
-                    [a.hreflang for a in outcome.alternates],
-                    [a.href for a in outcome.alternates],
-                ),
-            )
-        if outcome.images:
-            conn.execute(
-                "INSERT INTO images(page_id, loc) SELECT %s, * FROM unnest(%s::text[])",
-                (url_id, list(outcome.images)),
-            )
-        if outcome.notes:
-            conn.execute(
-                "INSERT INTO notes(page_id, code, message) "
-                "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-                (url_id, [c for c, _ in outcome.notes], [m for _, m in outcome.notes]),
-            )
-        if outcome.render is not None:
-            conn.execute(
-                "INSERT INTO renders(page_id, status, why, links) VALUES (%s, %s, %s, %s) "
-                "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
-                "why = excluded.why, links = excluded.links",
-                (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
-            )
+    if outcome.images:
+        conn.execute(
+            "INSERT INTO images(page_id, loc) SELECT %s, * FROM unnest(%s::text[])",
+            (url_id, list(outcome.images)),
+        )
+    if outcome.notes:
+        conn.execute(
+            "INSERT INTO notes(page_id, code, message) "
+            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
+            (url_id, [c for c, _ in outcome.notes], [m for _, m in outcome.notes]),
+        )
+    if outcome.render is not None:
+        conn.execute(
+            "INSERT INTO renders(page_id, status, why, links) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
+            "why = excluded.why, links = excluded.links",
+            (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+        )
 
 
 def is_crawl_db(spec: str) -> bool:

@@ -27,7 +27,6 @@ _streams = pg_guard_stream("read the audit", StoreError)
 class PgAuditTables:
     """The audit half of ``AuditStore`` (mixed into :class:`~.postgres.PostgresStore`)."""
 
-    _conn: psycopg.Connection
     name: str
 
     def checkpoint(self) -> int:  # provided by the store
@@ -36,7 +35,10 @@ class PgAuditTables:
     def recover(self, exc: BaseException, checkpoint: int) -> bool:  # provided by the store
         raise NotImplementedError
 
-    def _write(self, step: Callable[[psycopg.Connection], object]) -> Any:  # by the store
+    def _write(self, step: Callable[[psycopg.Connection], object]) -> None:  # by the store
+        raise NotImplementedError
+
+    def _now(self) -> psycopg.Connection:  # provided by the store
         raise NotImplementedError
 
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
@@ -65,11 +67,15 @@ class PgAuditTables:
 
     @_reads
     def listed_unknown(self, limit: int) -> list[str]:
-        rows = self._conn.execute(
-            "SELECT DISTINCT l.key FROM listed l LEFT JOIN urls u ON u.url = l.key "
-            "WHERE u.id IS NULL OR u.state = %s LIMIT %s",
-            (int(UrlState.HELD), limit),
-        ).fetchall()
+        rows = (
+            self._now()
+            .execute(
+                "SELECT DISTINCT l.key FROM listed l LEFT JOIN urls u ON u.url = l.key "
+                "WHERE u.id IS NULL OR u.state = %s LIMIT %s",
+                (int(UrlState.HELD), limit),
+            )
+            .fetchall()
+        )
         return [str(r[0]) for r in rows]
 
     @_streams
@@ -84,11 +90,15 @@ class PgAuditTables:
             "ORDER BY MIN(id)"
         )
         for (key,) in keys:
-            places = self._conn.execute(
-                "SELECT sitemap, line FROM listed WHERE key = %s AND kind = 'loc' "
-                "ORDER BY id LIMIT 10",
-                (key,),
-            ).fetchall()
+            places = (
+                self._now()
+                .execute(
+                    "SELECT sitemap, line FROM listed WHERE key = %s AND kind = 'loc' "
+                    "ORDER BY id LIMIT 10",
+                    (key,),
+                )
+                .fetchall()
+            )
             yield str(key), [(str(s), _opt_int(n)) for s, n in places]
 
     @_streams
@@ -106,7 +116,7 @@ class PgAuditTables:
 
     @_reads
     def redirect_hops(self, url_id: int) -> list[tuple[str, int]]:
-        rows = Qmark(self._conn).execute(
+        rows = Qmark(self._now()).execute(
             "SELECT to_url, status FROM redirects WHERE from_id = ? ORDER BY hop", (url_id,)
         )
         return [(str(t), int(s)) for t, s in rows]
@@ -132,7 +142,7 @@ class PgAuditTables:
     def finding_counts(self) -> dict[str, int]:
         return {
             str(code): int(n)
-            for code, n in self._conn.execute(
+            for code, n in self._now().execute(
                 "SELECT code, SUM(weight) FROM audit_findings GROUP BY code ORDER BY code"
             )
         }
