@@ -66,6 +66,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
     url = f"http://127.0.0.1:{port}{SITE.start}"
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
     best: dict[str, tuple[c.Measurement, set[str]]] = {}
+    walls: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
     with c.background(nginx, port, work / "nginx.out"):
         c.wait_port(port)
         for i in range(repeat):
@@ -75,10 +76,19 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
             }
             for kind, db in runs.items():
                 m, pages = crawl_once(f"{kind} #{i + 1}", url, work / f"out-{kind}", db)
+                walls[kind].append(round(m.wall_s, 2))
                 if m.returncode != 0:
                     raise RuntimeError(f"{kind} crawl failed: see {work}/out-{kind}.err")
                 if kind not in best or m.wall_s < best[kind][0].wall_s:
                     best[kind] = (m, pages)
+    sizes = _sizes(cluster, "bench_0")
+    say(
+        c.table(
+            ["table", "rows", "MB", "bytes/row"],
+            [[t, n, round(b / 1e6, 1), round(b / max(n, 1))] for t, (n, b) in sizes.items()],
+            title="what one crawl of the JDK docs keeps in PostgreSQL (tables + indexes)",
+        )
+    )
     (lite, lite_pages), (pg, pg_pages) = best["sqlite"], best["postgresql"]
     rate = {k: len(p) / m.wall_s for k, (m, p) in best.items()}
     ratio = rate["postgresql"] / rate["sqlite"]
@@ -94,6 +104,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
     )
     same = lite_pages == pg_pages
     say(f"PostgreSQL / SQLite pages/s: {ratio:.2f}x (target >= 0.8x) {c.verdict(ratio >= 0.8)}")
+    say(f"every run (s): {walls}")
     say(f"same page set: {same} ({len(lite_pages)} / {len(pg_pages)})")
     return {
         "sqlite_s": lite.wall_s,
@@ -101,8 +112,25 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
         "pages": len(lite_pages),
         "ratio": ratio,
         "same_pages": same,
-        "sqlite_walls": lite.extra.get("walls"),
+        "walls": walls,
+        "sizes": sizes,
     }
+
+
+def _sizes(cluster: pgcluster.Cluster, schema: str) -> dict[str, tuple[int, int]]:
+    """Rows and bytes (with indexes) of the big tables of one crawl."""
+    import psycopg
+
+    out: dict[str, tuple[int, int]] = {}
+    with psycopg.connect(cluster.url, autocommit=True) as conn:
+        for table in ("urls", "links", "url_changes"):
+            row = conn.execute(
+                f"SELECT (SELECT COUNT(*) FROM {schema}.{table}), "
+                f"pg_total_relation_size('{schema}.{table}')"
+            ).fetchone()
+            assert row is not None
+            out[table] = (int(row[0]), int(row[1]))
+    return out
 
 
 def _fill(spec: str, n: int) -> float:

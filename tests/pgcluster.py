@@ -41,10 +41,17 @@ def find_bin() -> Path | None:
     return versions[-1].parent if versions else None
 
 
+def _run_as() -> str | None:
+    """Root runs the server as ``postgres`` (PostgreSQL refuses root); anyone else as self."""
+    return PG_USER if os.geteuid() == 0 else None
+
+
 def why_not() -> str | None:
     """Why a cluster cannot be started here (``None``: it can)."""
     if find_bin() is None:
         return "PostgreSQL binaries not found (run `make system-deps`: Debian postgresql)"
+    if _run_as() is None:
+        return None
     try:
         pwd.getpwnam(PG_USER)
     except KeyError:
@@ -69,8 +76,9 @@ class Cluster:
         self.root = Path(tempfile.mkdtemp(prefix="sitemapkit-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
-        user = pwd.getpwnam(PG_USER)
-        os.chown(self.root, user.pw_uid, user.pw_gid)
+        if _run_as() is not None:
+            user = pwd.getpwnam(PG_USER)
+            os.chown(self.root, user.pw_uid, user.pw_gid)
         self.root.chmod(0o700)
         self._as_postgres(
             [
@@ -116,7 +124,7 @@ class Cluster:
 
     def _as_postgres(self, argv: list[str]) -> None:
         proc = subprocess.run(
-            argv, user=PG_USER, capture_output=True, text=True, check=False, cwd=self.root
+            argv, user=_run_as(), capture_output=True, text=True, check=False, cwd=self.root
         )
         if proc.returncode != 0:
             log = self.root / "log"

@@ -168,3 +168,35 @@ def test_the_name_shown_never_carries_the_password() -> None:
     assert spec.schema == "shop"
     with pytest.raises(StoreError, match="schema='Shop; drop'"):
         parse_spec("postgresql://db.example/crawls?schema=Shop; drop")
+
+
+def test_fleet_workers_share_a_crawl_and_never_claim_one_url_twice(pg_spec: str) -> None:
+    from sitemapkit.store.postgres import PostgresStore
+
+    one = PostgresStore(pg_spec, mode="open", shared=True)
+    two = PostgresStore(pg_spec, mode="open", shared=True)
+    try:
+        one.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(6)])
+        one.commit()
+        mine, theirs = one.claim(4), two.claim(4)  # neither committed yet: rows stay locked
+        assert [c.url for c in mine] == [f"http://a/{i}" for i in range(4)]
+        assert [c.url for c in theirs] == ["http://a/4", "http://a/5"]
+        with pytest.raises(StoreBusyError):  # a lone crawl cannot take a shared one over
+            open_store(pg_spec)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_write_the_server_refuses_is_one_store_error_line(pg_spec: str) -> None:
+    store = open_store(pg_spec)
+    try:
+        store.set_meta("k", "a\x00b")  # kept for the next round trip ...
+        with pytest.raises(StoreError) as info:  # ... where the server's refusal surfaces
+            store.get_meta("k")
+        assert str(info.value).startswith(f"{parse_spec(pg_spec).name}: cannot write")
+        store.rollback()
+        store.set_meta("k", "v")
+        assert store.get_meta("k") == "v"
+    finally:
+        store.close()
