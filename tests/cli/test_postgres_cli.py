@@ -29,6 +29,7 @@ def test_a_demo_crawl_on_postgresql_equals_the_sqlite_crawl(
     with serve_demo() as base:
         _crawl(base, tmp_path / "lite")
         _crawl(base, tmp_path / "pg", "--db", pg_spec)
+        _crawl(base, tmp_path / "pg2", "--db", pg_spec)  # a second run (for diff below)
     lite = (tmp_path / "lite" / "sitemap.xml").read_bytes()
     assert lite.count(b"<loc>") > 10
     assert (tmp_path / "pg" / "sitemap.xml").read_bytes() == lite
@@ -51,8 +52,10 @@ def test_a_demo_crawl_on_postgresql_equals_the_sqlite_crawl(
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(rows) > lite.count(b"<loc>")
     assert main(["history", "--db", pg_spec, "--format", "json"]) == 0
-    (run,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert run["state"] == "finished"
+    runs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [run["state"] for run in runs] == ["finished", "finished"]
+    assert main(["diff", "--db", pg_spec, "--format", "json"]) == 0  # run 2 vs run 1
+    assert capsys.readouterr().out
     page = tmp_path / "map.html"
     assert main(["visualize", pg_spec, "-o", str(page)]) == 0
     assert "<noscript>" in page.read_text(encoding="utf-8")
