@@ -50,6 +50,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "List the runs of a crawl store: pages, 304s, changes, bytes.",
     ),
+    "indexnow": (
+        "sitemapkit.cli.indexnow",
+        "indexnow",
+        "Submit the URLs a crawl added, changed or removed to IndexNow.",
+    ),
     "visualize": (
         "sitemapkit.cli.visualize",
         "visualize",

@@ -48,6 +48,7 @@ from sitemapkit.store.base import (
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
+from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -167,6 +168,8 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE audit_findings ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;
     """,
+    # 10: the IndexNow submission log (issue 12): what each URL was last submitted at.
+    INDEXNOW_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -225,7 +228,7 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore(AuditTables):
+class SqliteStore(AuditTables, IndexNowTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
