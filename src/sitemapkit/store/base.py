@@ -386,6 +386,10 @@ class CrawlStore(Protocol):
         """Pages noted per code, with the first such page's URL (for the summary)."""
         ...
 
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        """``(url, message)`` of every page noted with ``code``, in note order (streamed)."""
+        ...
+
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
         ...

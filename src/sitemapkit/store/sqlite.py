@@ -678,6 +678,17 @@ class SqliteStore(AuditTables, IndexNowTables):
         }
 
     @_streams
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), n.message FROM notes n JOIN urls u ON u.id = n.page_id "
+            "WHERE n.code = ? ORDER BY n.rowid",
+            (code,),
+        )
+        while rows := cur.fetchmany(1000):
+            for url, message in rows:
+                yield str(url), str(message)
+
+    @_streams
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
