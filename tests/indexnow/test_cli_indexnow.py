@@ -101,7 +101,7 @@ def test_a_refusal_names_its_cause_and_the_batch_goes_next_time(
     err = capsys.readouterr().err
     assert cause in err
     assert "3 URLs of 127.0.0.1 (3 added) not accepted" in err
-    assert "sent on the next run" in err
+    assert "left for the next run" in err
     assert len(err.strip().splitlines()) == 1
     assert standin.refused == [(status, "configured")]
     assert standin.accepted == []
@@ -170,7 +170,9 @@ def test_a_key_file_that_does_not_prove_the_key_is_named_and_nothing_is_sent(
     capsys.readouterr()
     assert _indexnow(db, standin) == 1
     err = capsys.readouterr().err
-    assert f"key file {site.base}/{KEY}.txt {problem}" in err
+    assert (
+        f"3 URLs of 127.0.0.1 (3 added) not sent: key file {site.base}/{KEY}.txt {problem}" in err
+    )
     assert standin.accepted == []
     assert standin.refused == []
 

@@ -49,9 +49,9 @@ def _report(result: BatchResult, settings: Settings) -> None:
     elif result.accepted:
         click.echo(f"sent {what}: {result.detail}")
     else:
+        how = "not sent" if result.attempts == 0 else "not accepted"
         click.echo(
-            f"sitemapkit: error: indexnow: {what} not accepted: {result.detail}; "
-            "they will be sent on the next run",
+            f"sitemapkit: error: indexnow: {what} {how}: {result.detail}; left for the next run",
             err=True,
         )
 

@@ -111,7 +111,7 @@ class Submitter:
             self._keys[location] = await key_file_problem(self.fetcher, location, self.settings.key)
         problem = self._keys[location]
         if problem is not None:
-            return BatchResult(batch, location, None, False, f"not sent: {problem}")
+            return BatchResult(batch, location, None, False, problem)
         return await self._post(batch, location)
 
     async def _post(self, batch: Batch, location: str) -> BatchResult:
