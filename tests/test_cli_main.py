@@ -20,9 +20,11 @@ def test_help_lists_commands(capsys) -> None:
         "crawl",
         "inventory",
         "history",
+        "diff",
         "indexnow",
         "visualize",
         "audit",
+        "serve",
         "demo",
     ]
     for name in names:

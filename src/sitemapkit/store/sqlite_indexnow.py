@@ -22,7 +22,7 @@ from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store.base import IndexNowChange, SubmissionRow
 from sitemapkit.store.guard import guard
 
-#: Schema migration 10: the IndexNow submission log.
+#: Schema migration 11: the IndexNow submission log.
 INDEXNOW_SCHEMA = """
     CREATE TABLE indexnow_sent (
         url_id INTEGER PRIMARY KEY,
