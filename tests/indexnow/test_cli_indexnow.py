@@ -258,3 +258,12 @@ def test_crawl_indexnow_checks_the_key_before_crawling(
     assert _crawl(site, tmp_path / "s.sqlite", "--indexnow", "bad key!") == 2
     assert "--indexnow 'bad key!'" in capsys.readouterr().err
     assert site.hits == {}
+
+
+def test_crawl_indexnow_needs_a_kept_store(
+    site: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["crawl", site.base + "/", "-o", str(tmp_path / "o"), "--indexnow", KEY]
+    assert main(args) == 2
+    assert "--indexnow needs --db FILE" in capsys.readouterr().err
+    assert site.hits == {}

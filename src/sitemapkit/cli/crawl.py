@@ -427,6 +427,9 @@ def crawl(
     if out_dir is None:
         raise click.UsageError("missing -o/--out OUTDIR")
     explicit_db = db is not None
+    if submission is not None and not explicit_db:
+        # Without --db each crawl replaces OUTDIR's store, and the submission log with it.
+        raise click.UsageError("--indexnow needs --db FILE: the submission log lives in it")
     db = db if db is not None else out_dir / DB_NAME
     if not resume:
         if url is None:
