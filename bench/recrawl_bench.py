@@ -17,8 +17,9 @@ bench/.scratch by ``crawl_bench.unpack``), served by nginx on 127.0.0.1 from
 crawlers: without it, RFC2616Policy's heuristic freshness (10% of the file's age, months
 for these files) would let Scrapy answer from its cache without asking the server at all,
 which is not a re-crawl; and with ``no-cache`` Scrapy 2.19 refetches every page in full
-without validators (its policy returns before setting them), which is not a fair one.  Bytes are counted twice: by nginx (``$body_bytes_sent`` in its
-access log, per run) and by our store (``sitemapkit history``).
+without validators (its policy returns before setting them), which is not a fair one.
+Bytes are counted twice: by nginx (``$body_bytes_sent`` in its access log, per run) and
+by our store (``sitemapkit history``).
 
 Scrapy runs in a scratch venv (``bench/.scratch/venv-scrapy``), with the spider of the
 crawl benchmark (``peers/scrapy_spider.py``), at the same concurrency as ours.
