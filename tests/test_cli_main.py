@@ -22,6 +22,7 @@ def test_help_lists_commands(capsys) -> None:
         "history",
         "write",
         "diff",
+        "indexnow",
         "visualize",
         "audit",
         "serve",

@@ -60,6 +60,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "diff",
         "Show what changed between two crawls: added, removed, status, content ...",
     ),
+    "indexnow": (
+        "sitemapkit.cli.indexnow",
+        "indexnow",
+        "Submit the URLs a crawl added, changed or removed to IndexNow.",
+    ),
     "visualize": (
         "sitemapkit.cli.visualize",
         "visualize",

@@ -35,11 +35,14 @@ from sitemapkit.cli.crawl_output import (
 )
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
+from sitemapkit.cli.indexnow import check_settings, submit_store
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT
+from sitemapkit.indexnow.submit import Settings
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
@@ -384,6 +387,14 @@ def _resumed_config(
     help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
 )
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
+@click.option(
+    "--indexnow",
+    "indexnow_key",
+    metavar="KEY",
+    help="After a finished run, submit what changed to IndexNow with this key.",
+)
+@click.option("--indexnow-key-location", help="Where the key file is served (with --indexnow).")
+@click.option("--indexnow-endpoint", help="The IndexNow endpoint (with --indexnow).")
 @click.pass_context
 def crawl(
     ctx: click.Context,
@@ -417,8 +428,12 @@ def crawl(
     no_map: bool,
     allow_shrink: bool,
     why_url: str | None,
+    indexnow_key: str | None,
+    indexnow_key_location: str | None,
+    indexnow_endpoint: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
+    submission = _indexnow_settings(indexnow_key, indexnow_key_location, indexnow_endpoint)
     if why_url is not None:
         if db is None:
             raise click.UsageError("--why needs --db FILE (the crawl to ask)")
@@ -426,6 +441,9 @@ def crawl(
     if out_dir is None:
         raise click.UsageError("missing -o/--out OUTDIR")
     explicit_db = db is not None
+    if submission is not None and not explicit_db:
+        # Without --db each crawl replaces OUTDIR's store, and the submission log with it.
+        raise click.UsageError("--indexnow needs --db FILE: the submission log lives in it")
     db = db if db is not None else out_dir / DB_NAME
     if not resume:
         if url is None:
@@ -491,9 +509,26 @@ def crawl(
         except StoreError as exc:
             raise click.UsageError(str(exc)) from exc
         code = _publish(result, store, db, out_dir, config, outputs)
+        if submission is not None and code == ExitStatus.OK:
+            code = submit_store(store, submission)
     finally:
         store.close()
     ctx.exit(code)
+
+
+def _indexnow_settings(
+    key: str | None, key_location: str | None, endpoint: str | None
+) -> Settings | None:
+    """``--indexnow``'s settings, checked before anything is crawled (None: not asked)."""
+    if key is None:
+        if key_location is not None or endpoint is not None:
+            raise click.UsageError(
+                "--indexnow-key-location and --indexnow-endpoint need --indexnow"
+            )
+        return None
+    settings = Settings(key=key, endpoint=endpoint or DEFAULT_ENDPOINT, key_location=key_location)
+    check_settings(settings, "--indexnow")
+    return settings
 
 
 @dataclass(frozen=True, slots=True)

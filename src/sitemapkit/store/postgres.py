@@ -31,10 +31,12 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
 from sitemapkit.store import sqlite_changes as changes
+from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
     Fate,
+    IndexNowChange,
     LinkRow,
     NewUrl,
     OpenMode,
@@ -42,6 +44,7 @@ from sitemapkit.store.base import (
     RunFigures,
     RunRow,
     SitemapRow,
+    SubmissionRow,
     UrlFacts,
     UrlState,
 )
@@ -684,6 +687,77 @@ class PostgresStore(PgAuditTables):
                 "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
             )
         }
+
+    @_streams
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        for url, message in self.stream(
+            "SELECT COALESCE(u.loc, u.url), n.message FROM notes n JOIN urls u "
+            "ON u.id = n.page_id WHERE n.code = %s ORDER BY n.id",
+            (code,),
+        ):
+            yield str(url), str(message)
+
+    # -- IndexNow (the submission log's SQL is the SQLite store's) --------------------
+    @_reads
+    def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
+        return [
+            IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
+            for i, url, change, v in Qmark(self._now()).execute(
+                indexnow.PENDING_SQL, (after, after, limit)
+            )
+        ]
+
+    @_writes
+    def record_submission(self, row: SubmissionRow, sent: Sequence[IndexNowChange]) -> None:
+        self._write(
+            lambda c: c.execute(
+                "INSERT INTO indexnow_submissions(at, endpoint, host, urls, status, accepted, "
+                "detail) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    row.at,
+                    row.endpoint,
+                    row.host,
+                    row.urls,
+                    row.status,
+                    int(row.accepted),
+                    row.detail,
+                ),
+            )
+        )
+        if row.accepted and sent:
+            args = (
+                [s.url_id for s in sent],
+                [s.version for s in sent],
+                [0 if s.change == "removed" else 1 for s in sent],
+                row.at,
+            )
+            self._write(
+                lambda c: c.execute(
+                    "INSERT INTO indexnow_sent(url_id, version, present, sent_at) "
+                    "SELECT v.*, %s FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) v "
+                    "ON CONFLICT(url_id) DO UPDATE SET version = excluded.version, "
+                    "present = excluded.present, sent_at = excluded.sent_at",
+                    (args[3], args[0], args[1], args[2]),
+                )
+            )
+
+    @_reads
+    def submissions(self) -> list[SubmissionRow]:
+        return [
+            SubmissionRow(
+                float(at),
+                str(ep),
+                str(host),
+                int(n),
+                None if st is None else int(st),
+                bool(ok),
+                str(detail),
+            )
+            for at, ep, host, n, st, ok, detail in self._now().execute(
+                "SELECT at, endpoint, host, urls, status, accepted, detail "
+                "FROM indexnow_submissions ORDER BY id"
+            )
+        ]
 
     @_streams
     def page_records(self) -> Iterator[PageRecord]:

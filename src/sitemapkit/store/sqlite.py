@@ -51,6 +51,7 @@ from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 from sitemapkit.store.sqlite_changes import CHANGES_SCHEMA, facts_at, record_changes
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
+from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
 from sitemapkit.store.sqlreader import SqlReader
 
 _P = ParamSpec("_P")
@@ -175,6 +176,8 @@ _MIGRATIONS: tuple[str, ...] = (
     # changed, so any two runs compare (UrlFacts).  Runs before this migration are not
     # ``tracked``: only the last one's state is known, copied from the URLs as they are.
     CHANGES_SCHEMA,
+    # 11: the IndexNow submission log (issue 12): what each URL was last submitted at.
+    INDEXNOW_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -233,7 +236,7 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore(AuditTables):
+class SqliteStore(AuditTables, IndexNowTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
@@ -704,6 +707,17 @@ class SqliteStore(AuditTables):
                 "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
             )
         }
+
+    @_streams
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), n.message FROM notes n JOIN urls u ON u.id = n.page_id "
+            "WHERE n.code = ? ORDER BY n.rowid",
+            (code,),
+        )
+        while rows := cur.fetchmany(1000):
+            for url, message in rows:
+                yield str(url), str(message)
 
     @_streams
     def page_records(self) -> Iterator[PageRecord]:
