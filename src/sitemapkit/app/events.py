@@ -24,7 +24,6 @@ from sitemapkit.app.workspace import SitePaths
 from sitemapkit.errors import SitemapkitError
 from sitemapkit.model import PageRecord
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore
 
 #: Seconds between two reads of the store (so at most 1/TICK progress events a second).
 TICK = 0.25
@@ -97,7 +96,6 @@ class Watcher:
         self._state_of = state_of
         self.subscribers: set[Subscriber] = set()
         self._task: asyncio.Task[None] | None = None
-        self._store: CrawlStore | None = None
         self._after = time.time()
         self._history: deque[tuple[float, int]] = deque()
         self._started = time.monotonic()
@@ -119,16 +117,11 @@ class Watcher:
             sub.wake.set()
 
     async def _run(self) -> None:
-        try:
-            while self.subscribers:
-                snap = await asyncio.to_thread(self._read)
-                for sub in list(self.subscribers):
-                    sub.offer(snap)
-                await asyncio.sleep(TICK)
-        finally:
-            store, self._store = self._store, None
-            if store is not None:
-                await asyncio.to_thread(store.close)
+        while self.subscribers:
+            snap = await asyncio.to_thread(self._read)
+            for sub in list(self.subscribers):
+                sub.offer(snap)
+            await asyncio.sleep(TICK)
 
     def _read(self) -> Snapshot:
         """One tick's reading (in a worker thread; the store is only used from here)."""
@@ -136,25 +129,28 @@ class Watcher:
         progress: dict[str, Any] = {"state": state, "fetched": 0, "in_sitemap": 0, "queued": 0,
                                     "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {},
                                     "run": None}  # fmt: skip
+        if not is_crawl_db(self.paths.db):
+            return Snapshot(progress)
         try:
-            store = self._open()
-            if store is None:
-                return Snapshot(progress)
-            counts = store.counts()
-            progress["reasons"] = store.reasons()
-            started = store.run_started()
-            runs = store.runs()
-            fresh = store.fetched_since(self._after, PAGES_PER_TICK)
+            store = open_store(self.paths.db, mode="read")
+            try:
+                counts = store.counts()
+                progress["reasons"] = store.reasons()
+                started = store.run_started()
+                runs = store.runs()
+                fetched = store.fetched_count(started) if started else 0
+                fresh = store.fetched_since(self._after, PAGES_PER_TICK)
+            finally:
+                store.close()
         except SitemapkitError as exc:
             progress["problem"] = str(exc)
-            self._close()
             return Snapshot(progress)
         if fresh:
             self._after = fresh[-1][0]
         now = time.monotonic()
-        fetched = counts.get("fetched", 0)
         progress.update(
             fetched=fetched,
+            fetched_total=counts.get("fetched", 0),
             in_sitemap=counts.get("indexable", 0),
             queued=counts.get("queued", 0) + counts.get("claimed", 0),
             errors=counts.get("errors", 0),
@@ -166,22 +162,13 @@ class Watcher:
 
     def _rate(self, now: float, fetched: int) -> float:
         """Pages per second over the last :data:`RATE_WINDOW` seconds of ticks."""
+        if self._history and fetched < self._history[-1][1]:
+            self._history.clear()  # a new run began: its own count starts again
         self._history.append((now, fetched))
         while len(self._history) > 2 and now - self._history[1][0] >= RATE_WINDOW:
             self._history.popleft()
         then, before = self._history[0]
         return (fetched - before) / (now - then) if now > then else 0.0
-
-    def _open(self) -> CrawlStore | None:
-        if self._store is None and is_crawl_db(self.paths.db):
-            self._store = open_store(self.paths.db, mode="read")
-        return self._store
-
-    def _close(self) -> None:
-        store, self._store = self._store, None
-        if store is not None:
-            with contextlib.suppress(SitemapkitError):
-                store.close()
 
 
 async def stream(watcher: Watcher, first: dict[str, Any] | None = None) -> AsyncIterator[bytes]:

@@ -147,7 +147,9 @@ async def get_site(request: web.Request) -> web.Response:
 
         site = _site(request, paths)
         site.update(reasons={}, runs_list=[], config=None)
-        if is_crawl_db(paths.db):
+        if not is_crawl_db(paths.db) or "problem" in site:
+            return site
+        try:
             store = open_store(paths.db, mode="read")
             try:
                 site["reasons"] = store.reasons()
@@ -156,6 +158,8 @@ async def get_site(request: web.Request) -> web.Response:
                 site["config"] = json.loads(stored) if stored else None
             finally:
                 store.close()
+        except SitemapkitError as exc:  # being created by its crawl, or damaged: say so
+            site["problem"] = str(exc)
         return site
 
     return web.json_response(await asyncio.to_thread(read))

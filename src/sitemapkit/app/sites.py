@@ -15,8 +15,8 @@ from typing import Any
 
 from sitemapkit.app.jobs import Jobs, orphan_message
 from sitemapkit.app.workspace import SitePaths
+from sitemapkit.audit.codes import audit_severity as severity
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.rulebook.codes import severity
 from sitemapkit.store import is_crawl_db
 from sitemapkit.store.registry import open_audit_store
 

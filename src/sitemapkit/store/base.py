@@ -413,6 +413,10 @@ class CrawlStore(Protocol):
         """Everything known about ``url`` (``--why``); ``None`` when never seen."""
         ...
 
+    def fetched_count(self, since: float) -> int:
+        """URLs fetched at or after the time ``since`` (a run's pages so far, for pages/s)."""
+        ...
+
     def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
         """Up to ``limit`` URLs fetched after the time ``after``, oldest fetch first, with
         their fetch time (the app's live map: the last time returned is the next ``after``)."""

@@ -728,6 +728,11 @@ class SqliteStore(AuditTables):
         return _explain(self._conn, url)
 
     @_reads
+    def fetched_count(self, since: float) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= ?", (since,))
+        return int(row.fetchone()[0])
+
+    @_reads
     def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
         found = self._conn.execute(
             "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id LIMIT ?",
