@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any
 
-from sitemapkit.app.events import PAGES_PER_TICK, TICK, Snapshot, Subscriber
+from sitemapkit.app.events import PAGES_PER_TICK, TICK, Snapshot, Subscriber, Watcher
 from sitemapkit.app.workspace import site_id_for
 
 
@@ -94,3 +94,18 @@ async def test_live_progress_of_a_crawl(client, demo) -> None:
     assert {p["url"] for p in pages if p["indexable"]} >= {demo}
     assert pages
     assert all(set(p) == {"url", "status", "depth", "title", "reason", "indexable"} for p in pages)
+
+
+def test_a_page_committed_after_later_stamped_ones_still_reaches_the_map(tmp_path) -> None:
+    """Fetch times are stamped before the batch commits: a slow page's row appears after
+    rows stamped later; a cursor on the newest time alone lost it (149 of 153 pages)."""
+    from sitemapkit.app.workspace import SitePaths
+
+    watcher = Watcher(SitePaths("a", tmp_path), lambda _paths: "running")
+    t0 = watcher._opened_at
+    assert watcher._new_ids([(1, t0 + 1), (3, t0 + 3)]) == [1, 3]
+    # the page stamped t0+2 commits only now, after the one stamped t0+3 was sent
+    assert watcher._new_ids([(1, t0 + 1), (2, t0 + 2), (3, t0 + 3), (4, t0 + 4)]) == [2, 4]
+    assert watcher._new_ids([(2, t0 + 2), (3, t0 + 3), (4, t0 + 4)]) == []
+    # pages fetched before the stream opened are the map's, not the stream's
+    assert watcher._new_ids([(0, t0 - 1)]) == []

@@ -29,6 +29,10 @@ from sitemapkit.store import is_crawl_db, open_store
 TICK = 0.25
 #: Pages sent per tick at most (the rest come in the next ticks).
 PAGES_PER_TICK = 500
+#: Seconds a page's fetch time may precede its commit (parse + batch): looked back over.
+LOOK_BACK = 60.0
+#: Pages a slow tab may fall behind before the oldest are dropped (it can reload map.json).
+MAX_BACKLOG = 50_000
 #: Seconds of history the pages/s figure is measured over.
 RATE_WINDOW = 2.0
 #: Seconds between keep-alive comments on a quiet stream.
@@ -72,7 +76,7 @@ class Subscriber:
     def offer(self, snap: Snapshot) -> None:
         self.progress = snap.progress  # only the newest survives
         self.pages.extend(snap.pages)
-        del self.pages[: max(0, len(self.pages) - 4 * PAGES_PER_TICK)]
+        del self.pages[: max(0, len(self.pages) - MAX_BACKLOG)]
         self.wake.set()
 
     def take(self) -> list[bytes]:
@@ -96,7 +100,8 @@ class Watcher:
         self._state_of = state_of
         self.subscribers: set[Subscriber] = set()
         self._task: asyncio.Task[None] | None = None
-        self._after = time.time()
+        self._after = self._opened_at = time.time()
+        self._sent: dict[int, float] = {}
         self._history: deque[tuple[float, int]] = deque()
         self._started = time.monotonic()
 
@@ -104,7 +109,8 @@ class Watcher:
         sub = Subscriber()
         self.subscribers.add(sub)
         if self._task is None or self._task.done():
-            self._after = time.time()
+            self._after = self._opened_at = time.time()
+            self._sent.clear()
             self._task = asyncio.create_task(self._run())
         return sub
 
@@ -139,14 +145,14 @@ class Watcher:
                 started = store.run_started()
                 runs = store.runs()
                 fetched = store.fetched_count(started) if started else 0
-                fresh = store.fetched_since(self._after, PAGES_PER_TICK)
+                fresh = store.records_by_id(
+                    self._new_ids(store.fetched_ids(self._after - LOOK_BACK))
+                )
             finally:
                 store.close()
         except SitemapkitError as exc:
             progress["problem"] = str(exc)
             return Snapshot(progress)
-        if fresh:
-            self._after = fresh[-1][0]
         now = time.monotonic()
         progress.update(
             fetched=fetched,
@@ -158,7 +164,28 @@ class Watcher:
             elapsed=round(time.time() - started, 1) if started else 0.0,
             run=runs[-1].id if runs else None,
         )
-        return Snapshot(progress, [page_row(rec) for _, rec in fresh])
+        return Snapshot(progress, [page_row(rec) for rec in fresh])
+
+    def _new_ids(self, fetched: list[tuple[int, float]]) -> list[int]:
+        """The ids not sent yet (at most :data:`PAGES_PER_TICK`), oldest fetch first.
+
+        Fetch times are stamped before their batch commits, so the store is asked
+        for :data:`LOOK_BACK` seconds before the newest time sent, and ids already
+        sent are skipped; pages fetched before the stream opened are never sent.
+        """
+        new: list[int] = []
+        for url_id, when in fetched:
+            if url_id in self._sent or when <= self._opened_at:
+                continue
+            if len(new) == PAGES_PER_TICK:
+                break
+            new.append(url_id)
+            self._sent[url_id] = when
+            self._after = max(self._after, when)
+        horizon = self._after - LOOK_BACK
+        for url_id in [i for i, t in self._sent.items() if t < horizon]:
+            del self._sent[url_id]
+        return new
 
     def _rate(self, now: float, fetched: int) -> float:
         """Pages per second over the last :data:`RATE_WINDOW` seconds of ticks."""
