@@ -113,11 +113,8 @@ async def test_kill_9_mid_crawl_then_resume_from_the_app(demo, tmp_path: Path, v
     root = str(ws / "sites" / sid / "out" / "sitemap.xml")
     listed = await asyncio.to_thread(lambda: {u for batch in iter_locs(root) for u in batch})
     paths = {"/" + u.removeprefix(demo) for u in listed}
-    if victims == "server":  # the crawl saved itself: the resumed set is exact
-        assert paths == set(SITEMAP_PATHS)
-    else:
-        # kill -9 of the crawl too: the trap counters are saved every few seconds, not with
-        # every commit (crawl/engine.py SAVE_TRAPS_EVERY), so the resumed crawl may admit a
-        # calendar month or two more than the trap limit; nothing else may differ.
-        assert paths >= set(SITEMAP_PATHS)
-        assert all(re.fullmatch(r"/events/\d{4}/\d{1,2}", p) for p in paths - SITEMAP_PATHS)
+    # Everything the demo site puts in its sitemap is there.  The calendar trap may admit a
+    # month or two more after a resume (timing-dependent, with kill -9 or SIGTERM alike: the
+    # trap counters are restored from crawl/engine.py's periodic save); nothing else may differ.
+    assert paths >= set(SITEMAP_PATHS)
+    assert all(re.fullmatch(r"/events/\d{4}/\d{1,2}", p) for p in paths - SITEMAP_PATHS)
