@@ -35,6 +35,11 @@ LOOK_BACK = 60.0
 MAX_BACKLOG = 50_000
 #: Seconds of history the pages/s figure is measured over.
 RATE_WINDOW = 2.0
+#: A progress event before the store can be read (every key always present).
+EMPTY_PROGRESS: dict[str, Any] = {
+    "state": "idle", "fetched": 0, "fetched_total": 0, "in_sitemap": 0, "queued": 0,
+    "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {}, "run": None,
+}  # fmt: skip
 #: Seconds between keep-alive comments on a quiet stream.
 PING_EVERY = 15.0
 
@@ -132,9 +137,7 @@ class Watcher:
     def _read(self) -> Snapshot:
         """One tick's reading (in a worker thread; the store is only used from here)."""
         state = self._state_of(self.paths)
-        progress: dict[str, Any] = {"state": state, "fetched": 0, "in_sitemap": 0, "queued": 0,
-                                    "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {},
-                                    "run": None}  # fmt: skip
+        progress: dict[str, Any] = dict(EMPTY_PROGRESS, state=state)
         if not is_crawl_db(self.paths.db):
             return Snapshot(progress)
         try:

@@ -241,7 +241,7 @@ def job_changed(app: web.Application, site_id: str) -> None:
     if watcher is None:
         return
     paths = app[WS].site(site_id)
-    job = paths.read_job()
+    job = app[JOBS].last(site_id) or paths.read_job()
     state = app[JOBS].state(paths)
     watcher.state_changed({"state": state, "job": None if job is None else job.public()})
 
@@ -354,7 +354,7 @@ async def audit_get(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise InputError("limit: a whole number") from exc
     view = await asyncio.to_thread(audit_view, paths, code, max(1, min(limit, 5000)))
-    job = paths.read_job()
+    job = request.app[JOBS].last(paths.id) or paths.read_job()
     view["job"] = job.public() if job is not None and job.kind == "audit" else None
     return web.json_response(view)
 

@@ -38,7 +38,7 @@ def sitemap_files(out: Path) -> list[Path]:
 
 
 def _job(paths: SitePaths, jobs: Jobs) -> dict[str, Any] | None:
-    job = paths.read_job()
+    job = jobs.last(paths.id) or paths.read_job()
     if job is None:
         return None
     # Not ours and the store let go: the server that ran it died (its crawl saved itself).
