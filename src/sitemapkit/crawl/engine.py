@@ -46,7 +46,7 @@ from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
-from sitemapkit.model import Image, UrlEntry
+from sitemapkit.model import OUT_OF_SCOPE, Image, UrlEntry
 from sitemapkit.store.base import (
     Claimed,
     CrawlStore,
@@ -579,7 +579,7 @@ class Crawler:
         the trap guard's examples (printed in the summary) are URLs the site uses.
         """
         if not self.scope.check(url):
-            return ("out-of-scope", None)
+            return (OUT_OF_SCOPE, None)
         trap = self.traps.check(url, depth)
         if trap is not None:
             return (trap, None)

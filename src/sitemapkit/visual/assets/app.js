@@ -23,7 +23,9 @@ function start(D) {
 
   // ---- the model ----------------------------------------------------------------
   var N = D.k.length;
-  var KIND_PAGE = 0, KIND_FOLDER = 1, KIND_HOST = 2, KIND_SITE = 3, KIND_GROUP = 4;
+  var KIND_PAGE = 0, KIND_FOLDER = 1, KIND_HOST = 2, KIND_SITE = 3, KIND_GROUP = 4, KIND_EXTERNAL = 5;
+  // synthetic nodes: no URL of their own (a depth group, the "External links" group)
+  function isGroup(n) { return kind[n] === KIND_GROUP || kind[n] === KIND_EXTERNAL; }
   var kind = new Int8Array(N), hasPage = new Uint8Array(N);
   var i;
   for (i = 0; i < N; i++) { kind[i] = D.k[i] & 7; hasPage[i] = (D.k[i] & 32) ? 1 : 0; }
@@ -241,7 +243,8 @@ function start(D) {
     var queue = [V.root], count = 1, head = 0;
     while (head < queue.length) {
       var n = queue[head++], c = V.kids[n];
-      if (!c || V.level[n] >= maxLevel) { continue; }
+      // the hosts a crawl only saw linked stay closed: the map opens on the site
+      if (!c || V.level[n] >= maxLevel || kind[n] === KIND_EXTERNAL) { continue; }
       var take = Math.min(c.length, D.max);
       if (count + take > limit && n !== V.root) { break; }
       V.expanded.add(n); count += take + (c.length > take ? 1 : 0);
@@ -416,13 +419,16 @@ function start(D) {
               fmt(t.pagesHidden) + ' pages'];
     }
     var n = t.n, parts = [];
+    if (kind[n] === KIND_EXTERNAL) {
+      return [label(n), 'outside the crawl, only linked', fmt(V.kids[n].length) + ' hosts \u00b7 ' + fmt(V.pages[n]) + ' URLs'];
+    }
     if (D.h[n]) { parts.push(String(D.h[n])); }
     if (D.d[n] >= 0) { parts.push('depth ' + D.d[n]); }
     var c = V.kids[n];
     if (c) { parts.push(fmt(c.length) + ' children'); }
     if (V.pages[n] - hasPage[n] > 0) { parts.push(fmt(V.pages[n] - hasPage[n]) + ' below'); }
     if (!hasPage[n] && kind[n] === KIND_FOLDER) { parts.unshift('folder'); }
-    return [label(n), kind[n] === KIND_GROUP ? '' : pathText(n), parts.join(' \u00b7 ')];
+    return [label(n), isGroup(n) ? '' : pathText(n), parts.join(' \u00b7 ')];
   }
   function describe(t) {
     var ls = cardLines(t);
@@ -728,8 +734,9 @@ function start(D) {
       row('Last modified', D.l[n] ? D.S[D.l[n]] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
       row('Content type', D.S[D.c[n]]);
     } else {
-      row('Path', urlOf(n));
-      row('Kind', kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
+      if (!isGroup(n)) { row('Path', urlOf(n)); }
+      row('Kind', kind[n] === KIND_EXTERNAL ? 'hosts outside the crawl\u2019s scope, only linked from it'
+        : kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
     }
     row('Section', sectionOf[n]);
     row('Children', V.kids[n] ? fmt(V.kids[n].length) : '0');
@@ -829,7 +836,7 @@ function start(D) {
       for (a = 0; a < N; a++) { segLow[a] = D.s[a].toLowerCase(); titleLow[a] = D.t[a] ? D.t[a].toLowerCase() : ''; }
     }
     for (a = 0; a < N; a++) {
-      if (kind[a] === KIND_GROUP) { continue; }
+      if (isGroup(a)) { continue; }
       var pa = D.p[a], own;
       if (D.u[a] !== undefined) {
         // a stored URL is not the prefix of its children's: a hit here is not passed on (3)
@@ -961,7 +968,7 @@ function start(D) {
     // the whole tree of the current view, not only what is expanded
     var V = view;
     function rec(n) {
-      var o = { url: urlOf(n), title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group'][kind[n]], pages: V.pages[n] };
+      var o = { url: urlOf(n), title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group', 'external'][kind[n]], pages: V.pages[n] };
       if (hasPage[n]) {
         o.status = D.h[n] || null; o.depth = D.d[n] >= 0 ? D.d[n] : null;
         o.indexable = D.x[n] === 2 ? null : D.x[n] === 1; o.reason = D.S[D.r[n]] || null;
