@@ -7,6 +7,8 @@ set -euo pipefail
 need=()
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# the same Chromium without its UI: what --render drives (half the memory)
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

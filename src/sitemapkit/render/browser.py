@@ -37,15 +37,22 @@ if TYPE_CHECKING:
 __all__ = [
     "CHROMIUM",
     "CHROMIUM_ARGS",
+    "HEADLESS_SHELL",
     "RESTART_EVERY",
     "BrowserPool",
     "RenderUnavailableError",
     "check_available",
+    "default_executable",
     "playwright_error",
 ]
 
 #: Debian's Chromium (``scripts/system-deps.sh`` installs it); no bundled browser download.
 CHROMIUM: Final = "/usr/bin/chromium"
+#: Debian's build of the same Chromium as the old headless shell (package
+#: ``chromium-headless-shell``): no browser UI, so no UI renderer processes.  A crawl of
+#: ``bench/render_memory.py``'s site peaks at about half the memory of ``chromium``
+#: (Playwright itself drives this build for headless runs); used whenever it is installed.
+HEADLESS_SHELL: Final = "/usr/bin/chromium-headless-shell"
 #: Flags for a quiet headless browser in a container: no sandbox (we run as root in CI),
 #: no GPU, no /dev/shm (small in containers), no background traffic of its own.
 CHROMIUM_ARGS: Final = (
@@ -170,13 +177,20 @@ def playwright_error() -> type[Exception]:
     return Error
 
 
-def check_available(executable: str = CHROMIUM) -> None:
+def default_executable() -> str:
+    """The headless shell when it is installed (half the memory), else Debian's Chromium."""
+    return HEADLESS_SHELL if Path(HEADLESS_SHELL).is_file() else CHROMIUM
+
+
+def check_available(executable: str | None = None) -> None:
     """Raise :class:`RenderUnavailableError` unless Playwright and the browser are both here."""
     _async_playwright()
+    executable = executable or default_executable()
     if not Path(executable).is_file():
+        package = "chromium-headless-shell" if executable == HEADLESS_SHELL else "chromium"
         raise RenderUnavailableError(
             f"rendering needs Chromium at {executable}, which is missing: "
-            "apt-get install chromium (or run `make system-deps`)"
+            f"apt-get install {package} (or run `make system-deps`)"
         )
 
 
@@ -186,14 +200,14 @@ class BrowserPool:
     def __init__(
         self,
         *,
-        executable: str = CHROMIUM,
+        executable: str | None = None,
         concurrency: int = 2,
         restart_every: int = RESTART_EVERY,
         context_options: dict[str, Any] | None = None,
     ) -> None:
         if concurrency < 1 or restart_every < 1:
             raise ValueError("concurrency and restart_every must be at least 1")
-        self.executable = executable
+        self.executable = executable or default_executable()
         self.concurrency = concurrency
         self.restart_every = restart_every
         #: Browser processes started so far (the first one included).

@@ -20,7 +20,12 @@ from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import InputError
 from sitemapkit.render.auto import SectionSampler, looks_like_app_shell
 from sitemapkit.render.blocking import RequestRules, same_origin
-from sitemapkit.render.browser import CHROMIUM, RESTART_EVERY, BrowserPool, check_available
+from sitemapkit.render.browser import (
+    RESTART_EVERY,
+    BrowserPool,
+    check_available,
+    default_executable,
+)
 from sitemapkit.render.facts import merge_facts, rendered_facts, rendered_only
 from sitemapkit.render.page import context_options, render_page
 
@@ -42,7 +47,7 @@ class RenderSettings:
     timeout: float = DEFAULT_TIMEOUT
     concurrency: int = DEFAULT_CONCURRENCY
     restart_every: int = RESTART_EVERY
-    executable: str = CHROMIUM
+    executable: str = field(default_factory=default_executable)
 
     def validate(self) -> RenderSettings:
         if self.mode not in RENDER_MODES:
