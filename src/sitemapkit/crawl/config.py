@@ -62,6 +62,8 @@ class CrawlConfig:
     render_timeout: float = 15.0
     #: ``--render-concurrency``: pages rendered at once.
     render_concurrency: int = 2
+    #: ``--thumbnails``: store a picture of each indexable page's first screen.
+    thumbnails: bool = False
 
     def validate(self) -> CrawlConfig:
         """Raise :class:`InputError` for settings that cannot work; return self."""

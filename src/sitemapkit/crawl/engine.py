@@ -648,6 +648,7 @@ class Crawler:
         facts = extract_page(
             response.body, url=item.spelling, headers=response.headers, policy=self.spell_policy
         )
+        rendered = None
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
                 item.spelling, response.body, response.headers, facts
@@ -685,6 +686,10 @@ class Crawler:
             out.notes = (("links-capped", _links_capped(facts.links_dropped)),)
         if ahead is not None:
             out.notes = (*out.notes, ("lastmod-ahead", ahead))
+        if out.indexable and self.config.thumbnails and self.renderer is not None:
+            out.thumbnail = await self.renderer.thumbnail(
+                item.spelling, response.body, response.headers, rendered
+            )
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
@@ -860,7 +865,7 @@ def _links_capped(dropped: int) -> str:
 
 def _renderer(config: CrawlConfig) -> Renderer | None:
     """The renderer ``config.render`` asks for (``None`` for ``never``: no browser, no import)."""
-    if config.render == "never":
+    if config.render == "never" and not config.thumbnails:
         return None
     from sitemapkit.render import Renderer, RenderSettings
 
@@ -869,6 +874,7 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
             mode=config.render,
             timeout=config.render_timeout,
             concurrency=config.render_concurrency,
+            thumbnails=config.thumbnails,
         )
     )
 

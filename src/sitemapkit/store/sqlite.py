@@ -43,6 +43,7 @@ from sitemapkit.store.base import (
     RunFigures,
     RunRow,
     SitemapRow,
+    Thumbnail,
     UrlState,
 )
 from sitemapkit.store.guard import guard, guard_stream
@@ -166,6 +167,15 @@ _MIGRATIONS: tuple[str, ...] = (
     # 9: an audit row may stand for many findings (the "and N more" of a capped listing).
     """
     ALTER TABLE audit_findings ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;
+    """,
+    # 10: thumbnails (issue 14, ``crawl --thumbnails``): a small picture of each indexable
+    # page's first screen, shown by the visual map.
+    """
+    CREATE TABLE thumbnails (
+        page_id INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        image BLOB NOT NULL
+    );
     """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -589,6 +599,11 @@ class SqliteStore(AuditTables):
                 "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
                 (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
             )
+        if outcome.thumbnail is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO thumbnails(page_id, type, image) VALUES (?, ?, ?)",
+                (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
+            )
 
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
@@ -697,6 +712,20 @@ class SqliteStore(AuditTables):
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
 
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (as :meth:`page_records` spells it)."""
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        )
+        while True:
+            rows = cur.fetchmany(100)
+            if not rows:
+                return
+            for url, kind, image in rows:
+                yield str(url), Thumbnail(str(kind), bytes(image))
+
 
 # -- read-only helpers shared by the store and the module functions ---------------------
 
@@ -770,6 +799,7 @@ _PAGE_FACTS = (
     ("images", "page_id"),
     ("notes", "page_id"),
     ("renders", "page_id"),
+    ("thumbnails", "page_id"),
 )
 
 _RECORD_SQL = (

@@ -109,6 +109,7 @@ class Builder:
         self.cols: dict[str, list[Any]] = {}
         self.canonical: dict[int, str] = {}  # by row
         self.redirect: dict[int, str] = {}
+        self.rendered: dict[int, tuple[str, str, tuple[str, ...]]] = {}  # by row
         self.found_from: dict[int, str] = {}
         self.row_count = 0  # pages placed; rows come in that order
         self.outside: list[int] = []  # nodes of out-of-scope URLs (only linked)
@@ -241,6 +242,13 @@ class Builder:
             if rec.redirect_to:
                 self.redirect[row] = rec.redirect_to
             if rec.extra:
+                if "render" in rec.extra:  # how rendering went (store.page_records)
+                    links = tuple(rec.extra.get("rendered_links", "").split())
+                    self.rendered[row] = (
+                        rec.extra["render"],
+                        rec.extra.get("render_why", ""),
+                        links,
+                    )
                 for key in PARENT_KEYS:
                     if rec.extra.get(key):
                         self.found_from[row] = rec.extra[key]
@@ -326,6 +334,7 @@ class Builder:
                 tree.cols[key] = col
         tree.canonical = self.canonical
         tree.redirect = self.redirect
+        tree.rendered = self.rendered
         tree.root = 0
         tree.external = new[group] if group >= 0 else -1
         tree.path_size = len(order)

@@ -283,6 +283,12 @@ class SiteTree:
         self.has_depth_tree = False
         #: The "External links" group node, -1 when there is none.
         self.external = -1
+        #: Rendered pages by row: (status, why, links only rendering found).
+        self.rendered: dict[int, tuple[str, str, tuple[str, ...]]] = {}
+        #: The crawl's ``--render`` mode (``None``: not a crawl, or not known).
+        self.render_mode: str | None = None
+        #: Thumbnails by node, as ``data:`` URLs (``crawl --thumbnails``).
+        self.thumbnails: dict[int, str] = {}
 
     # -- building ---------------------------------------------------------
 

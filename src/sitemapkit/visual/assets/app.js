@@ -45,6 +45,8 @@ function start(D) {
     }
   })();
   D.p = parentOf;
+  // sparse per-page extras of a crawl: how rendering went, the first screen's picture
+  var RENDERED = D.rn || {}, THUMBS = D.th || {};
 
   function childLists(parent) {
     var lists = new Array(N);
@@ -486,9 +488,14 @@ function start(D) {
         var oy = layout === 'vertical' ? 0 : -CARD_H / 2;
         el('rect', { 'class': 'card', x: 0, y: oy, width: CARD_W, height: CARD_H, rx: 5 }, g);
         el('rect', { x: 0, y: oy, width: 6, height: CARD_H, rx: 2, fill: colorOf(t.n) }, g);
-        var ls = cardLines(t);
-        text(g, 'l1', 14, oy + 16, trunc(ls[0], 30));
-        text(g, 'l2', 14, oy + 30, trunc(ls[1], 37));
+        var ls = cardLines(t), thumb = t.n >= 0 ? THUMBS[t.n] : undefined, cut = thumb ? 10 : 0;
+        if (thumb) {
+          // the page's first screen on the card's right (a data: URL; the CSP allows only those)
+          el('image', { 'class': 'thumb', href: thumb, x: CARD_W - 68, y: oy + 4, width: 64, height: 40,
+                        preserveAspectRatio: 'xMidYMin slice' }, g);
+        }
+        text(g, 'l1', 14, oy + 16, trunc(ls[0], 30 - cut));
+        text(g, 'l2', 14, oy + 30, trunc(ls[1], 37 - cut));
         // the counts line is never cut: past ~39 characters it is condensed to fit instead
         text(g, 'l3', 14, oy + 43, ls[2], ls[2].length > 39 ? { textLength: CARD_W - 22, lengthAdjust: 'spacingAndGlyphs' } : null);
         if (expandable && t.more < 0) {
@@ -709,6 +716,10 @@ function start(D) {
     if (n < 0) { return; }
     var h = document.createElement('h2'); h.textContent = 'Details'; details.appendChild(h);
     var p = document.createElement('p'); p.className = 'title'; p.textContent = label(n); details.appendChild(p);
+    if (THUMBS[n]) {
+      var img = document.createElement('img'); img.className = 'thumb'; img.src = THUMBS[n];
+      img.alt = 'First screen of the page'; img.width = 256; img.height = 160; details.appendChild(img);
+    }
     var dl = document.createElement('dl');
     function row(k, v, link) {
       if (v === '' || v === null || v === undefined) { return; }
@@ -733,6 +744,7 @@ function start(D) {
       row('Inlinks', fmt(D.i[n])); row('Outlinks', fmt(D.o[n]));
       row('Last modified', D.l[n] ? D.S[D.l[n]] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
       row('Content type', D.S[D.c[n]]);
+      renderRows(n, row);
     } else {
       if (!isGroup(n)) { row('Path', urlOf(n)); }
       row('Kind', kind[n] === KIND_EXTERNAL ? 'hosts outside the crawl\u2019s scope, only linked from it'
@@ -749,6 +761,30 @@ function start(D) {
       a.href = urlOf(n); a.target = '_blank'; a.rel = 'noopener noreferrer'; a.textContent = 'Open the page \u2197';
       op.appendChild(a); details.appendChild(op);
     }
+  }
+
+  // Rendered or not, and why (crawl --render); the links only rendering found.
+  var RENDER_WHY = {
+    always: '--render always', 'app-shell': 'its raw HTML is an application shell',
+    'section-sample': 'a sample of its section', 'section-needs-js': 'its section needs scripts for links'
+  };
+  function renderRows(n, row) {
+    var r = RENDERED[n];
+    if (r) {
+      var how = r[0] === 'rendered' ? 'yes' : r[0];
+      row('Rendered', how + (r[1] ? ' (' + (RENDER_WHY[r[1]] || r[1]) + ')' : ''));
+      if (r[2]) {
+        row('Links only rendering found', fmt(r[2]));
+        for (var a = 3; a < r.length; a++) { row(a === 3 ? 'Found by rendering' : '', r[a], true); }
+        if (r[2] > r.length - 3) { row('', '\u2026 and ' + fmt(r[2] - (r.length - 3)) + ' more'); }
+      }
+      return;
+    }
+    if (!D.rm || !/html/.test(D.S[D.c[n]] || '') || D.h[n] !== 200) { return; }
+    if (D.rm === 'never') { row('Rendered', 'no (crawled without --render)'); }
+    else if (D.S[D.r[n]] === 'noindex') { row('Rendered', 'no: its raw HTML says noindex (Google does not render those)'); }
+    else if (D.rm === 'auto') { row('Rendered', 'no: not an application shell, and rendering its section\u2019s sample found no links its raw HTML lacked'); }
+    else { row('Rendered', 'no (cut too large to render)'); }
   }
 
   // pages below a node per colour of the current mode (tree.color_counts(under=n) in Python)
