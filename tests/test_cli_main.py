@@ -20,8 +20,10 @@ def test_help_lists_commands(capsys) -> None:
         "crawl",
         "inventory",
         "history",
+        "diff",
         "visualize",
         "audit",
+        "serve",
         "demo",
     ]
     for name in names:

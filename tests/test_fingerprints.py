@@ -8,15 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.fingerprints import (
-    BUCKET_BITS,
-    BUCKETS,
-    FP_BYTES,
-    SPILL_REGION,
-    SeenUrls,
-    _find,
-    fingerprint,
-)
+from sitemapkit.fingerprints import MIN_BITS, SeenUrls
 
 
 def test_first_add_wins_and_len_counts() -> None:
@@ -53,82 +45,77 @@ def test_behaves_like_a_set(items: list[str]) -> None:
     assert len(seen) == len(reference)
 
 
-def test_growth_and_overflow_paths_stay_exact() -> None:
-    """Tiny regions force every path: region full, spill arena, extra dict, in-place growth."""
-    seen = SeenUrls(slots=1)
+def test_growth_from_the_smallest_table_stays_exact() -> None:
+    """Every doubling re-inserts each entry from the hash its slot encodes."""
+    seen = SeenUrls()
+    bits = seen.mask.bit_length()
     reference: set[str] = set()
     rng = random.Random(5)
-    urls = [f"https://a.example/{rng.randrange(300_000)}" for _ in range(400_000)]
-    regions = {seen.region}
-    for url in urls:
+    for _ in range(120_000):
+        url = f"https://a.example/{rng.randrange(90_000)}"
         assert seen.add(url) == (url not in reference)
         reference.add(url)
-        regions.add(seen.region)
+    assert seen.mask.bit_length() > bits + 2  # it grew several times
     assert len(seen) == len(reference)
-    assert len(regions) > 3  # it grew several times
     assert all(url in seen for url in reference)
-    assert sum(1 for i in range(2_000) if f"https://b.example/{i}" in seen) == 0
-    # every stored fingerprint is counted exactly once across the three stores
-    stored = (
-        sum(_fill(seen, b) for b in range(BUCKETS))
-        + sum(seen.spills)
-        + sum(len(x) for x in seen.extra.values())
-    )
-    assert stored == len(seen) * FP_BYTES
 
 
-def test_spill_extra_and_migration_back_on_growth() -> None:
-    """A full region overflows to the spill arena, then the extra dict; growth moves it back."""
-    seen = SeenUrls(slots=1)
-    assert _add_at(seen, 7, bytes(FP_BYTES))
-    seen.count = 1_000_000  # as if many URLs were elsewhere: no growth yet
-    fps = [(i + 1).to_bytes(FP_BYTES, "little") for i in range(40)]
-    for fp in fps:
-        assert seen.add_full(7, fp)
-    assert seen.spills[7] == SPILL_REGION
-    assert len(seen.extra[7]) == 32 * FP_BYTES
-    for fp in fps:
-        assert not seen.add_full(7, fp)  # found in the spill arena or the extra dict
-    seen._grow()
-    assert seen.region > FP_BYTES
-    assert not seen.extra or seen.spills[7] == SPILL_REGION
-    stored = _fill(seen, 7) + seen.spills[7] + len(seen.extra.get(7, b""))
-    assert stored == 41 * FP_BYTES
-    for fp in [bytes(FP_BYTES), *fps]:
-        full = _fill(seen, 7) >= seen.region
-        assert (
-            not seen.add_full(7, fp)
-            if full
-            else _find(seen.arena, fp, 7 * seen.region, seen.ends[7]) >= 0
-        )
-
-
-def _add_at(seen: SeenUrls, b: int, fp: bytes) -> bool:
-    end = seen.ends[b]
-    seen.arena[end : end + FP_BYTES] = fp
-    seen.ends[b] = end + FP_BYTES
-    seen.count += 1
-    return True
-
-
-def _fill(seen: SeenUrls, b: int) -> int:
-    return seen.ends[b] - b * seen.region
-
-
-def test_unaligned_match_is_not_a_hit() -> None:
-    """A fingerprint that appears across two stored slots is not taken for a stored one."""
+def test_hashes_alike_but_for_their_low_bits_are_different() -> None:
+    """The low byte is the slot's distance field: the home slot must still tell them apart."""
     seen = SeenUrls()
-    a, b = bytes([1, 2, 3, 4, 5]), bytes([6, 7, 8, 9, 10])
-    assert _add_at(seen, 3, a)
-    assert _add_at(seen, 3, b)
-    straddling = bytes([3, 4, 5, 6, 7])  # tail of a + head of b
-    assert _find(seen.arena, straddling, 3 * seen.region, seen.ends[3]) == -1
-    assert _find(seen.arena, b, 3 * seen.region, seen.ends[3]) >= 0
+    base = 0x5A5A_5A5A_5A5A_5A00
+    for low in range(256):
+        assert seen.add_hash(base | low)
+    for low in range(256):
+        assert not seen.add_hash(base | low)
+    assert seen.add_hash(base | (1 << MIN_BITS))  # differs only in a home bit above the byte
+    assert seen.add_hash(-(base | 7))  # negative hashes are hashes too
+    assert not seen.add_hash(-(base | 7))
 
 
-def test_fingerprint_uses_the_bits_above_the_bucket() -> None:
-    h = (0xABCDEF0123 << BUCKET_BITS) | 0x1234
-    assert fingerprint(h) == (0xABCDEF0123).to_bytes(FP_BYTES, "little")
+def test_a_probe_run_too_long_for_the_distance_byte_spills_and_loses_nothing() -> None:
+    """600 hashes with one home slot up to bit 32 (no doubling separates them): the run
+    stops at 254 slots, the rest go to the spill set, and the table does not balloon."""
+    seen = SeenUrls()
+    hashes = [(i << 32) | 0x12345 for i in range(1, 601)]
+    for h in hashes:
+        assert seen.add_hash(h)
+    assert seen.spill
+    assert seen.mask.bit_length() == MIN_BITS
+    assert all(seen.contains_hash(h) for h in hashes)
+    assert not any(seen.add_hash(h) for h in hashes)
+    assert len(seen) == 600
+    more = [(i << 32) | 0x12345 for i in range(601, 900)]
+    spilled = len(seen.spill)
+    assert not seen.add_new([*more, hashes[-1]])  # refused: the spilled part is undone too
+    assert len(seen.spill) == spilled
+    assert not any(seen.contains_hash(h) for h in more)
+    assert seen.add_new(more)
+    assert len(seen) == 899
+    for i in range(10_000):  # force doublings: the spilled ones come along
+        seen.add_hash(hash(f"x{i}"))
+    assert all(seen.contains_hash(h) for h in hashes + more)
+
+
+def test_first_seen_drops_repeats_within_and_across_runs() -> None:
+    seen = SeenUrls(expected=10)
+    fresh, dups = seen.first_seen(["a", "b", "a", "c"])
+    assert (fresh, dups) == (["a", "b", "c"], 1)
+    fresh, dups = seen.first_seen([f"u{i}" for i in range(50_000)] + ["b", "u7"])
+    assert (len(fresh), dups) == (50_000, 2)
+    assert len(seen) == 50_003
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([f"u{i}" for i in range(40)]), max_size=30)))
+def test_first_seen_agrees_with_a_set(runs: list[list[str]]) -> None:
+    seen = SeenUrls()
+    reference: set[str] = set()
+    for run in runs:
+        expected = [u for u in dict.fromkeys(run) if u not in reference]
+        assert seen.first_seen(run) == (expected, len(run) - len(expected))
+        reference.update(run)
+    assert len(seen) == len(reference)
 
 
 def test_add_new_is_all_or_nothing() -> None:
@@ -144,9 +131,9 @@ def test_add_new_is_all_or_nothing() -> None:
     assert not any(seen.add(f"u{i}") for i in range(1000))
 
 
-def test_add_new_through_full_regions_and_growth() -> None:
-    """add_new finds fingerprints in the overflow and survives the regions growing mid-call."""
-    seen = SeenUrls(slots=1)
+def test_add_new_through_growth() -> None:
+    """add_new makes room before it starts; blocks arrive while the table doubles."""
+    seen = SeenUrls()
     first = [hash(f"https://example.com/{i}") for i in range(300_000)]
     for start in range(0, len(first), 10_000):
         assert seen.add_new(first[start : start + 10_000])
@@ -166,12 +153,12 @@ def test_add_has_one_meaning_for_urls_and_hashes() -> None:
     assert "https://example.com/b" in seen
 
 
-@pytest.mark.parametrize("slots", [1, 4])
-def test_add_new_agrees_with_a_set_while_the_regions_grow(slots: int) -> None:
-    """Random blocks, some holding a known hash, against a plain set (growth mid-block:
-    a fingerprint must not be left in the overflow of a region that has room again)."""
-    rnd = random.Random(slots)
-    seen = SeenUrls(slots=slots)
+@pytest.mark.parametrize("expected", [0, 100_000])
+def test_add_new_agrees_with_a_set_while_the_table_grows(expected: int) -> None:
+    """Random blocks, some holding a known hash, against a plain set: a refused block
+    leaves no slot behind, growing or not."""
+    rnd = random.Random(expected)
+    seen = SeenUrls(expected=expected)
     ref: set[int] = set()
     for step in range(1500):
         block = list({hash(f"u{rnd.randint(0, 200_000)}") for _ in range(rnd.randint(1, 300))})
@@ -183,3 +170,28 @@ def test_add_new_agrees_with_a_set_while_the_regions_grow(slots: int) -> None:
             assert all(seen.contains_hash(h) for h in ref)
     assert len(seen) == len(ref)
     assert all(seen.contains_hash(h) for h in ref)
+
+
+class _Hashed(str):
+    """A URL with a chosen hash: probe runs that real hashes would almost never make."""
+
+    __slots__ = ("h",)
+
+    def __new__(cls, text: str, h: int) -> _Hashed:
+        obj = super().__new__(cls, text)
+        obj.h = h
+        return obj
+
+    def __hash__(self) -> int:
+        return self.h
+
+
+def test_first_seen_spills_a_run_too_long_for_the_byte() -> None:
+    """The writer's inlined loop takes the same spill path as add()."""
+    urls = [_Hashed(f"u{i}", (i << 40) | 0x777) for i in range(1, 400)]
+    seen = SeenUrls()
+    fresh, dups = seen.first_seen([*urls, urls[5], urls[390]])
+    assert (fresh, dups) == (urls, 2)
+    assert seen.spill
+    assert seen.first_seen(urls) == ([], len(urls))
+    assert all(url in seen for url in urls)

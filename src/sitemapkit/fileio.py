@@ -56,3 +56,18 @@ def atomic_open(target: Path, mode: str = "w", *, what: str = "the file") -> Ite
         if not published:  # also on Ctrl-C: no temporary file is left behind
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+
+#: A cell starting with one of these is a formula to Excel, LibreOffice and Sheets.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: object) -> str:
+    """A CSV cell; text a spreadsheet would run as a formula gets a leading ``'``.
+
+    Titles and evidence come from hostile pages: ``=HYPERLINK(...)`` must stay text
+    when a CSV export (inventory, audit, diff) is opened in a spreadsheet (OWASP
+    "CSV injection").  JSON output is left exact.
+    """
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_START) else text

@@ -2,248 +2,200 @@
 duplicate check across a set both use :class:`SeenUrls`, with one meaning of ``add``
 (``True``: new, ``False``: already there).
 
-A Python ``set`` of the URLs (or of their hashes) costs 50-100 bytes per URL:
-about 1 GB at 10,000,000 URLs.  This table keeps 56 bits of each URL's 64-bit
-hash in 5 bytes: the low 16 bits choose one of 65,536 buckets, the next 40
-bits are stored in it, and membership is a C-level ``bytearray.find`` over
-one small bucket.
+Why not a Python ``set``: a set of the URLs (or of their hashes) costs 50-100 bytes per
+URL, about 1 GB at 10,000,000 URLs.  This is an open-addressing table (linear probing)
+of 2**k slots of 8 bytes in ONE private anonymous ``mmap``, so a lookup or an insert is
+one random memory access and a handful of integer operations in the interpreter.  The
+writer's bulk loop (:meth:`SeenUrls.first_seen`) costs ~0.44 µs per URL where the
+previous layout (65,536 buckets of 5-byte fingerprints searched with ``mmap.find``)
+cost 0.71 µs, which was 60 % of ``sitemapkit build``'s time on a URL list.
 
-All buckets live in ONE anonymous private ``mmap`` (the arena), each in a
-fixed-size region, with one ``array`` of where each region's used part ends.
-There are no per-bucket objects, so nothing is lost to object headers,
-per-bucket over-allocation or allocator fragmentation: 65,536 separate
-``bytearray`` buckets (the previous layout) came to ~90 MB at 10,000,000 URLs
-for 50 MB of fingerprints.  Regions are sized near the mean fill; a
-fingerprint whose region is full goes to a second arena of 8-slot regions
-(2.6 MB), then to a per-bucket ``bytearray`` in a dict.  When more than 1/32
-of the entries have overflowed, every region grows *in place*: doubling
-while the arena is under 16 MB, then by 1/16.  ``mmap.resize`` is an
-``mremap`` (no copy, and untouched pages cost nothing), and regions are
-moved back to front with ``mmap.move``, so growth never holds two copies of
-the table (a ``bytearray`` arena grown by ``realloc`` may copy below glibc's
-mmap threshold).  At 10,000,000 URLs the arena is 93 % full: ~57 MB in all,
-about 5.7 bytes per URL.
-
-Measured (``bench/writer_bench.py``, same run, loaded 2-core machine): peak
-RSS of a 10,000,000-URL plain write 79.5 MB (was 118 MB), gzip 81 MB (was
-119); throughput at 1,000,000 about the same as before (696k vs 719k URLs/s),
-at 10,000,000 ~20 % lower (549k vs 690k URLs/s plain): the arena trades
-speed for memory.  What the time goes to is scanning: ``find`` over a
-~790-byte region costs ~0.4 µs, and ~30 % of lookups land on a full region
-and also search the spill arena.  Tried and not kept: 2¹⁷ or 2²⁰ buckets
-(shorter scans, 2¹⁷ was ~15 % faster at 10M, but 7-35 MB more for the
-wider variance of fill per region); a ``bytearray`` arena (same speed: find
-and slice assignment cost the same on an mmap); growing by 1/8 (fewer
-growth passes, ~0.6 s of 18 s at 10M either way, but emptier regions).
-
-Not built yet, measured only: an exact two-stage scheme (4-byte stage-one
-fingerprints, 48 bits with the bucket: ~0.18 false hits expected at 10M;
-every "seen" hit verified at commit by re-reading the still-unpublished
-parts, false ones re-added before publishing) would save ~10 MB.  The re-read
-(regex over each part, set intersection with the suspects) took 1.3 s plain
-and 1.75 s gzip for 10,000,000 URLs (0.13-0.18 µs per URL, paid whenever the
-input has any real duplicate), plus memory or a temporary file for every
-suspect entry.
-
-Two different URLs are taken for one only if their 56-bit fingerprints match:
-the expected number of such collisions is n²/2⁵⁷, about 0.0007 at 10,000,000
-URLs and 0.07 at 100,000,000.  Python's ``hash(str)`` (SipHash, randomised per
-process) supplies the bits; the set lives only as long as one writer, so
+Each used slot holds the URL's whole 64-bit ``hash()`` with its low byte replaced by
+the probe distance plus one (0 = empty).  The slot index minus the distance gives the
+home slot, whose index holds the low ``k >= 8`` bits of the hash, so the table knows
+every entry's full hash: it can grow (re-insert each entry into a larger table) and
+two URLs are taken for one only if their full 64-bit hashes match (about n²/2⁶⁵
+expected collisions: 1 in 700,000 at 10,000,000 URLs; the previous layout kept 56
+bits, 1 in 1,400).  Python's ``hash(str)`` (SipHash, randomised per process) supplies
+the bits; a set lives only as long as one writer or one validation, so the
 randomisation is harmless.
+
+Memory: the table grows when three quarters full, so it is 8 bytes per slot at a load
+of 3/8 to 3/4: 10.7-21 bytes per URL (16.8 MB for 1,000,000 URLs when sized by
+``SeenUrls(expected=...)``, as ``build`` does from the input's size; 134 MB at
+10,000,000).  Growing hands the old table back chunk by chunk while it re-inserts
+(``madvise``), so the peak stays near the new table's size, not old plus new
+(measured: 147 MB peak RSS for 10,000,000 URLs added with no size hint; the previous
+layout: 76 MB, and 15 % more CPU).  That memory was traded for speed because ``build``
+of a URL list is dominated by this loop; ``--no-dedup`` turns the set off where memory
+matters more.  A probe run never exceeds 254 slots (the distance byte): an entry whose
+run would (never seen with real hashes at these loads) is kept in a small ``set``
+beside the table.
 """
 
 from __future__ import annotations
 
 import mmap
-from array import array
 from typing import Final
 
-BUCKET_BITS: Final = 16  # SeenUrls.first_seen/add_new spell these out: change them with
-BUCKETS: Final = 1 << BUCKET_BITS
-BUCKET_MASK: Final = BUCKETS - 1
-FP_BYTES: Final = 5
-FP_MASK: Final = (1 << (8 * FP_BYTES)) - 1
-#: Slots per bucket region at the start (65,536 × 4 × 5 bytes = 1.3 MB).
-START_SLOTS: Final = 4
-#: Grow the regions when more than 1/2**OVERFLOW_SHIFT of the entries overflowed.
-OVERFLOW_SHIFT: Final = 5
-#: Overflow slots per bucket in the second arena (65,536 × 8 × 5 bytes = 2.6 MB).
-SPILL_REGION: Final = 8 * FP_BYTES
-#: Above DOUBLE_BELOW the regions grow by 1/2**GROWTH_SHIFT.
-GROWTH_SHIFT: Final = 4
-#: Below this arena size the regions double when they grow; above it, +1/8.
-DOUBLE_BELOW: Final = 16 * 1024 * 1024
+#: The smallest table: 2**MIN_BITS slots (64 KB).
+MIN_BITS: Final = 13
+#: Below 2**QUADRUPLE_BELOW slots the table grows fourfold, above it twofold.
+QUADRUPLE_BELOW: Final = 20
+#: Old-table slots re-inserted between two hand-backs of their memory (1 MB).
+GROW_CHUNK: Final = 1 << 17
+#: The hash bits kept in a slot; the low byte holds the probe distance + 1.
+HIGH: Final = 0xFFFF_FFFF_FFFF_FF00
+#: The low byte of a slot.
+DISTANCE: Final = 0xFF
+#: What :meth:`SeenUrls._probe` returns for a hash already there.
+FOUND: Final = -1
+#: ... and for one kept in the spill set (its probe run was too long for the byte).
+SPILLED: Final = -2
+#: A hash as the table spells it (unsigned 64 bits).
+FULL: Final = 0xFFFF_FFFF_FFFF_FFFF
 
 
-def fingerprint(h: int) -> bytes:
-    """The 40 stored bits of a hash (its low 16 bits name the bucket)."""
-    return ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
+def _bits_for(expected: int) -> int:
+    """Table size (log2) that holds ``expected`` entries at a load of at most 3/4."""
+    return max(MIN_BITS, (expected * 4 // 3).bit_length())
 
 
 class SeenUrls:
-    """Fingerprints of the URLs written so far.
+    """The ``hash()`` values of the URLs written (or validated) so far.
 
-    ``arena``, ``ends`` and ``region`` are public so the writer's hot loop
-    can inline the common case (found, or room in the region); ``region``
-    changes when the table grows, which only :meth:`add_full` and
-    :meth:`add_spill` can do.
+    ``expected`` sizes the table for about that many URLs (a hint: the table grows
+    past it, at the cost of one pass per doubling).
     """
 
-    __slots__ = ("arena", "count", "ends", "extra", "overflowed", "region", "spill", "spills")
+    __slots__ = ("count", "limit", "mask", "memory", "spill", "table")
 
-    def __init__(self, slots: int = START_SLOTS) -> None:
-        self.region = slots * FP_BYTES  # bytes per bucket region
-        # Private anonymous maps: pages cost memory only once written, and resize()
-        # is an mremap (no copy, no second table during growth).
-        self.arena = mmap.mmap(-1, BUCKETS * self.region, flags=mmap.MAP_PRIVATE)
-        # where each region's used part ends (an offset into the arena): one lookup
-        # gives the search range and the insert position
-        self.ends = array("Q", range(0, BUCKETS * self.region, self.region))
-        # Overflow of a full region: a second arena of small regions, then a dict
-        # (per-bucket objects cost ~150 bytes each, so they are the last resort).
-        self.spill = mmap.mmap(-1, BUCKETS * SPILL_REGION, flags=mmap.MAP_PRIVATE)
-        self.spills = array("I", bytes(4 * BUCKETS))
-        self.extra: dict[int, bytearray] = {}
-        self.overflowed = 0
+    def __init__(self, expected: int = 0) -> None:
         self.count = 0
+        #: Full hashes whose probe run passed 254 slots (the distance byte's range):
+        #: never seen with real hashes at these loads, but a run cannot be allowed
+        #: to grow the table without bound either.
+        self.spill: set[int] = set()
+        self._allocate(_bits_for(expected))
+
+    def _allocate(self, bits: int) -> None:
+        # A private anonymous map: its pages cost memory only once written, and the
+        # pages of an old table can be handed back while it is re-inserted (_grow).
+        self.memory = mmap.mmap(-1, 8 << bits, flags=mmap.MAP_PRIVATE)
+        self.table = memoryview(self.memory).cast("Q")
+        self.mask = (1 << bits) - 1
+        self.limit = (3 << bits) >> 2  # grow beyond three quarters full
 
     def add(self, url: str) -> bool:
-        """Remember ``url``; ``False`` when it was already there (a duplicate).
-
-        The body of :meth:`add_hash`, not a call to it: the writer calls this once per
-        URL and a second call would cost as much as the work.
-        """
-        h = hash(url)
-        b = h & BUCKET_MASK
-        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-        start = b * self.region
-        end = self.ends[b]
-        if end - start < self.region:
-            arena = self.arena
-            i = arena.find(fp, start, end)
-            if i >= 0 and (i % FP_BYTES == 0 or _find(arena, fp, i + 1, end) >= 0):
-                return False
-            arena[end : end + FP_BYTES] = fp
-            self.ends[b] = end + FP_BYTES
-            self.count += 1
-            return True
-        return self.add_full(b, fp)
+        """Remember ``url``; ``False`` when it was already there (a duplicate)."""
+        return self.add_hash(hash(url))
 
     def add_hash(self, h: int) -> bool:
         """:meth:`add` for a ``hash()`` value already at hand (the validator hashes in bulk)."""
-        b = h & BUCKET_MASK
-        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-        start = b * self.region
-        end = self.ends[b]
-        if end - start < self.region:
-            arena = self.arena
-            i = arena.find(fp, start, end)
-            if i >= 0 and (i % FP_BYTES == 0 or _find(arena, fp, i + 1, end) >= 0):
-                return False
-            arena[end : end + FP_BYTES] = fp
-            self.ends[b] = end + FP_BYTES
-            self.count += 1
-            return True
-        return self.add_full(b, fp)
-
-    def add_full(self, b: int, fp: bytes) -> bool:
-        """:meth:`add` for bucket ``b`` whose region is full: look in the region and overflow."""
-        start = b * self.region
-        if _find(self.arena, fp, start, start + self.region) >= 0:
-            return False
-        return self.add_spill(b, fp)
-
-    def add_spill(self, b: int, fp: bytes) -> bool:
-        """:meth:`add_full` once the full region is known not to hold ``fp``."""
-        start = b * SPILL_REGION
-        n = self.spills[b]
-        if _find(self.spill, fp, start, start + n) >= 0:
-            return False
-        if n < SPILL_REGION:
-            start += n
-            self.spill[start : start + FP_BYTES] = fp
-            self.spills[b] = n + FP_BYTES
-        else:
-            extra = self.extra.get(b)
-            if extra is None:
-                self.extra[b] = bytearray(fp)
-            elif _find(extra, fp, 0, len(extra)) >= 0:
-                return False
-            else:
-                extra += fp
-        self.count += 1
-        self.overflowed += 1
-        if self.overflowed > self.count >> OVERFLOW_SHIFT:
+        if self.count >= self.limit:
             self._grow()
+        if self._probe(h) == FOUND:
+            return False
+        self.count += 1
         return True
 
+    def _probe(self, h: int) -> int:
+        """Insert ``h`` and return its slot; :data:`FOUND` if it was there already.
+
+        :data:`SPILLED` when its probe run reached 255 slots, which the distance
+        byte cannot say: then it is looked up and kept in :attr:`spill`.
+        """
+        table, mask = self.table, self.mask
+        i = h & mask
+        e = (h & HIGH) | 1
+        while True:
+            v = table[i]
+            if not v:
+                table[i] = e
+                return i
+            if v == e:
+                return FOUND
+            i = (i + 1) & mask
+            e += 1
+            if not e & DISTANCE:
+                full = h & FULL
+                if full in self.spill:
+                    return FOUND
+                self.spill.add(full)
+                return SPILLED
+
     def _grow(self) -> None:
-        """Widen every region in place, then move the overflow back into the regions."""
-        old = self.region
-        slots = old // FP_BYTES
-        # Double while the table is small (growth is cheap and the waste is a few MB),
-        # then 1/8 at a time so the arena stays close to full at the sizes that matter.
-        step = slots if len(self.arena) < DOUBLE_BELOW else max(1, slots >> GROWTH_SHIFT)
-        new = (slots + step) * FP_BYTES
-        arena, ends, spill, spills = self.arena, self.ends, self.spill, self.spills
-        arena.resize(BUCKETS * new)
-        for b in range(BUCKETS - 1, 0, -1):  # back to front: a move never hits unmoved data
-            n = ends[b] - b * old
-            if n:
-                arena.move(b * new, b * old, n)
-            ends[b] = b * new + n
-        self.region = new
-        extra, self.extra = self.extra, {}
-        self.overflowed = 0
-        for b in range(BUCKETS):
-            k = spills[b]
-            if not k:
+        """Double the table and re-insert every entry from the hash its slot encodes."""
+        old, old_memory, old_mask = self.table, self.memory, self.mask
+        bits = old_mask.bit_length()
+        # Each pass re-inserts every entry in the interpreter (~0.5 µs each): quadruple
+        # while the table is small (at most 8 MB more than needed), then double.
+        self._allocate(bits + (2 if bits < QUADRUPLE_BELOW else 1))
+        spilled, self.spill = self.spill, set()
+        # In slot order, an old slot's entry lands near the same place in the new table
+        # (its home keeps its low bits), so handing back each chunk of the old table once
+        # it is done keeps the peak near the new table's size, not old plus new.
+        for start in range(0, old_mask + 1, GROW_CHUNK):
+            self._reinsert(old[start : start + GROW_CHUNK], start, spilled)
+            old_memory.madvise(mmap.MADV_DONTNEED, 8 * start, 8 * min(GROW_CHUNK, old_mask + 1))
+        old.release()
+        old_memory.close()
+        for h in spilled:
+            self._probe(h)
+
+    def _reinsert(self, chunk: memoryview, start: int, spilled: set[int]) -> None:
+        """Put the entries of old slots ``start...`` into the (new) table."""
+        table, mask = self.table, self.mask
+        for j, v in enumerate(chunk, start):
+            if not v:
                 continue
-            pending = spill[b * SPILL_REGION : b * SPILL_REGION + k] + extra.get(b, b"")
-            end = ends[b]
-            take = min(len(pending), (b + 1) * new - end)
-            arena[end : end + take] = pending[:take]
-            ends[b] = end + take
-            rest = pending[take:]
-            k = min(len(rest), SPILL_REGION)
-            spill[b * SPILL_REGION : b * SPILL_REGION + k] = rest[:k]
-            spills[b] = k
-            if len(rest) > k:
-                self.extra[b] = bytearray(rest[k:])
-            self.overflowed += len(rest) // FP_BYTES
+            h = (v & 0xFFFF_FFFF_FFFF_FF00) | ((j - (v & 0xFF) + 1) & 0xFF)  # the full hash
+            i = h & mask
+            e = (h & 0xFFFF_FFFF_FFFF_FF00) | 1
+            while table[i]:  # the entries are distinct: only an empty slot ends the run
+                i = (i + 1) & mask
+                e += 1
+                if not e & 0xFF:
+                    spilled.add(h)
+                    break
+            else:
+                table[i] = e
 
     def first_seen(self, urls: list[str]) -> tuple[list[str], int]:
         """The URLs of ``urls`` not seen before (now remembered), and how many were.
 
-        The writer's bulk path (``build`` from a URL list): :meth:`add` for a run, with
-        the common case inlined, because a call per URL costs as much as the work.
+        The writer's bulk path (``build`` from a URL list): :meth:`add` for a run with
+        the common case (an empty home slot) inlined, because a call per URL costs as
+        much as the work.  Room for the whole run is made first, so nothing in the
+        loop has to check the load.
         """
-        arena, ends, region = self.arena, self.ends, self.region
-        find = arena.find
+        while self.count + len(urls) > self.limit:
+            self._grow()
+        table, mask = self.table, self.mask
         fresh: list[str] = []
         keep = fresh.append
-        added = 0
         for loc in urls:
             h = hash(loc)
-            b = h & 0xFFFF  # BUCKET_MASK, BUCKET_BITS, FP_MASK and FP_BYTES spelled out
-            fp = ((h >> 16) & 0xFF_FFFF_FFFF).to_bytes(5, "little")
-            start = b * region
-            end = ends[b]
-            i = find(fp, start, end)
-            if i >= 0 and (i % 5 == 0 or _find(arena, fp, i + 1, end) >= 0):
-                continue
-            if end - start < region:
-                arena[end : end + 5] = fp
-                ends[b] = end + 5
-                added += 1
+            i = h & mask
+            e = (h & 0xFFFF_FFFF_FFFF_FF00) | 1  # HIGH, spelled out: a global costs here
+            v = table[i]
+            if not v:
+                table[i] = e
                 keep(loc)
                 continue
-            self.count += added
-            added = 0
-            if self.add_spill(b, fp):  # may grow the regions
-                keep(loc)
-            region = self.region
-        self.count += added
+            while v != e:
+                i = (i + 1) & mask
+                e += 1
+                if not e & 0xFF:  # a run past the distance byte: _probe spills it
+                    if self._probe(h) != FOUND:
+                        keep(loc)
+                    break
+                v = table[i]
+                if not v:
+                    table[i] = e
+                    keep(loc)
+                    break
+        self.count += len(fresh)
         return fresh, len(urls) - len(fresh)
 
     def add_new(self, hashes: list[int]) -> bool:
@@ -251,78 +203,44 @@ class SeenUrls:
 
         Why all or nothing: the validator clears thousands of URLs at a time and falls
         back to the exact per-entry path when one is a duplicate, which must then find
-        the set as it was.  The common case (not found, room in the region) is inlined
-        and undone by moving the region ends back; fingerprints of full regions are
-        added to the overflow once every hash is known to be new.
+        the set as it was.  Emptying the slots filled so far, last first, restores it
+        exactly: linear probing never moves an entry, and no earlier entry's probe run
+        went through a slot that was empty when it was inserted.
         """
-        arena, ends, region = self.arena, self.ends, self.region
-        find = arena.find
-        done: list[int] = []
-        mark = done.append
-        later: list[tuple[int, bytes]] = []
-        for h in hashes:
-            b = h & 0xFFFF  # BUCKET_MASK, BUCKET_BITS, FP_MASK and FP_BYTES spelled out
-            fp = ((h >> 16) & 0xFF_FFFF_FFFF).to_bytes(5, "little")
-            start = b * region
-            end = ends[b]
-            i = find(fp, start, end)
-            if i < 0 or (i % 5 and _find(arena, fp, i + 1, end) < 0):  # not in the region
-                if end - start < region:
-                    arena[end : end + 5] = fp
-                    ends[b] = end + 5
-                    mark(b)
-                    continue
-                if not self._in_overflow(b, fp):
-                    later.append((b, fp))
-                    continue
-            for added in done:  # found: undo, the appended slots are past the ends again
-                ends[added] -= FP_BYTES
-            return False
-        self.count += len(done)
-        for b, fp in later:  # the regions may grow on the way: ask each time where it goes
-            start = b * self.region
-            end = ends[b]
-            if end - start < self.region:
-                arena[end : end + FP_BYTES] = fp
-                ends[b] = end + FP_BYTES
-                self.count += 1
-            else:
-                self.add_spill(b, fp)
+        while self.count + len(hashes) > self.limit:
+            self._grow()
+        filled: list[int] = []
+        for n, h in enumerate(hashes):
+            slot = self._probe(h)
+            if slot == FOUND:
+                for i, x in zip(reversed(filled), reversed(hashes[:n]), strict=True):
+                    if i == SPILLED:
+                        self.spill.discard(x & FULL)
+                    else:
+                        self.table[i] = 0
+                return False
+            filled.append(slot)
+        self.count += len(filled)
         return True
-
-    def _in_overflow(self, b: int, fp: bytes) -> bool:
-        start = b * SPILL_REGION
-        if _find(self.spill, fp, start, start + self.spills[b]) >= 0:
-            return True
-        extra = self.extra.get(b)
-        return extra is not None and _find(extra, fp, 0, len(extra)) >= 0
 
     def contains_hash(self, h: int) -> bool:
         """Whether the ``hash()`` value ``h`` is in the set."""
-        b = h & BUCKET_MASK
-        fp = ((h >> BUCKET_BITS) & FP_MASK).to_bytes(FP_BYTES, "little")
-        start = b * self.region
-        end = self.ends[b]
-        if _find(self.arena, fp, start, end) >= 0:
-            return True
-        if end - start < self.region:
-            return False
-        return self._in_overflow(b, fp)
+        table, mask = self.table, self.mask
+        i = h & mask
+        e = (h & HIGH) | 1
+        while True:
+            v = table[i]
+            if not v:
+                return False
+            if v == e:
+                return True
+            i = (i + 1) & mask
+            e += 1
+            if not e & DISTANCE:
+                return h & FULL in self.spill
 
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and self.contains_hash(hash(url))
 
     def __len__(self) -> int:
         return self.count
-
-
-def _find(data: mmap.mmap | bytearray, fp: bytes, start: int, end: int) -> int:
-    """Offset of ``fp`` at a slot boundary in ``data[start:end]``, or -1.
-
-    ``start`` is a multiple of :data:`FP_BYTES`; a match straddling two
-    slots (the tail of one fingerprint and the head of the next) is skipped.
-    """
-    i = data.find(fp, start, end)
-    while i >= 0 and i % FP_BYTES:
-        i = data.find(fp, i + 1, end)
-    return i

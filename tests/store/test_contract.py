@@ -292,3 +292,55 @@ def test_unknown_specs_are_refused_by_name(tmp_path: Path) -> None:
     path = tmp_path / "x.sqlite"
     open_store(f"sqlite://{path}").close()
     assert is_crawl_db(path)
+
+
+# -- change records (issue 12) -----------------------------------------------------------
+
+
+def _crawl_run(store: CrawlStore, pages: dict[str, str], *, end: str = "finished") -> int:
+    """One run that reaches ``pages`` (URL -> title), all 200 and indexable."""
+    run = store.start_run(1_700_000_000.0)
+    store.add_urls([NewUrl(url, 0, None) for url in pages])
+    for claimed in store.claim(100):
+        title = pages[claimed.url]
+        outcome = Outcome(status=200, title=title, indexable=True, fingerprint="f-" + title)
+        store.finish(claimed.id, outcome)
+    store.end_run(end, 1_700_000_100.0)
+    store.commit()
+    return run
+
+
+def test_change_records_compare_any_two_runs(store: CrawlStore) -> None:
+    first = _crawl_run(store, {"http://a/": "Home", "http://a/x": "X", "http://a/y": "Y"})
+    second = _crawl_run(store, {"http://a/": "Home", "http://a/x": "X", "http://a/y": "Y"})
+    third = _crawl_run(store, {"http://a/": "Home", "http://a/x": "X2", "http://a/z": "Z"})
+    assert list(store.changes_between(first, second)) == []  # nothing changed: no record
+    changes = {url: (a, b) for url, a, b in store.changes_between(second, third)}
+    assert set(changes) == {"http://a/x", "http://a/y", "http://a/z"}
+    x_before, x_after = changes["http://a/x"]
+    assert x_before is not None
+    assert x_after is not None
+    assert (x_before.title, x_before.run, x_after.title, x_after.run) == ("X", first, "X2", third)
+    y_before, y_after = changes["http://a/y"]
+    assert y_before is not None
+    assert y_after is not None
+    assert (y_before.gone, y_after.gone, y_after.reason) == (False, True, "unlinked")
+    assert changes["http://a/z"][0] is None
+    # run 1 to run 3 is the same comparison; facts_at gives each run's state, URL-sorted
+    assert {u for u, _a, _b in store.changes_between(first, third)} == set(changes)
+    assert [f.url for f in store.facts_at(third)] == ["http://a/", "http://a/x", "http://a/z"]
+    assert [f.title for f in store.facts_at(second)] == ["Home", "X", "Y"]
+
+
+def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None:
+    _crawl_run(store, {"http://a/": "Home"})
+    run = _crawl_run(store, {"http://a/": "Home 2"}, end="interrupted")
+    assert store.claim_url("http://a/", 0, None) is None  # decided in this run already
+    url_id = store.lookup(["http://a/"])["http://a/"][0]
+    store.finish(url_id, Outcome(status=200, title="Home 3", indexable=True, fingerprint="f3"))
+    store.end_run("finished", 1_700_000_200.0)
+    store.commit()
+    [(_url, before, after)] = list(store.changes_between(run - 1, run))
+    assert before is not None
+    assert after is not None
+    assert (before.title, after.title, after.run) == ("Home", "Home 3", run)

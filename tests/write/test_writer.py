@@ -15,6 +15,7 @@ import pytest
 from sitemapdata.xmlread import SM, locs, no_temporaries, read_xml
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError
+from sitemapkit.fingerprints import MIN_BITS
 from sitemapkit.model import Alternate, Image, News, UrlEntry, Video
 from sitemapkit.validate.validator import validate
 from sitemapkit.write import render
@@ -271,7 +272,7 @@ def test_loc_length_limit_is_2048_characters(tmp_path: Path) -> None:
 
 
 def test_dedup_exact_through_table_growth(tmp_path: Path) -> None:
-    """The inlined fast path, the overflow and in-place growth: every duplicate, no other."""
+    """The duplicate check while its table grows under the writer: every duplicate, no other."""
     rng = random.Random(3)
     pairs = [(f"{BASE}p/{rng.randrange(300_000)}", f"2024-01-{rng.randrange(1, 29):02d}")
              for _ in range(400_000)]  # fmt: skip
@@ -282,7 +283,7 @@ def test_dedup_exact_through_table_growth(tmp_path: Path) -> None:
         writer.add_all(pairs)
         seen = writer._seen
         assert seen is not None
-        assert seen.region > 4 * 5  # the table grew while the fast path was filling it
+        assert seen.mask.bit_length() > MIN_BITS  # the table grew while the writer filled it
         result = writer.commit()
     assert result.urls == len(first)
     assert result.duplicates == len(pairs) - len(first)
@@ -651,6 +652,9 @@ def test_add_plain_refuses_a_run_it_cannot_take_whole(tmp_path: Path) -> None:
             [f"{BASE}a", f"{BASE}caf\u00e9"],
             [f"{BASE}a", f"{BASE}%41"],
             [f"{BASE}{'x' * limits.MAX_LOC_LENGTH}"],
+            [f"{BASE}a\n{BASE}b"],  # a newline inside one URL, not two URLs
+            [f"{BASE}a", f"x{BASE}b", f"{BASE}c{BASE}"],  # the prefix counted mid-URL
+            [f"{BASE}a", "", f"{BASE}b"],
         ):
             assert not writer.add_plain(run)
         assert writer.urls == 0

@@ -1,8 +1,8 @@
 """The machine forms CI reads: CSV, SARIF 2.1.0 and JUnit XML.
 
 * CSV streams from the store, one row per finding (the JSON form's fields);
-  cells that a spreadsheet would run as a formula (``=``, ``+``, ``@``) get a
-  leading ``'``: the evidence is text from the web.
+  cells that a spreadsheet would run as a formula get a leading ``'``
+  (:func:`~sitemapkit.fileio.spreadsheet_cell`): the evidence is text from the web.
 * SARIF reuses the validator's writer (:func:`sitemapkit.cli.validate.sarif`)
   so both commands show up the same in code-scanning UIs; the audit codes'
   rules get their own description and level from the codes table.
@@ -21,18 +21,13 @@ from typing import TextIO
 
 from sitemapkit.audit.codes import AUDIT_CODES, audit_severity, meaning
 from sitemapkit.audit.run import AuditResult
+from sitemapkit.fileio import spreadsheet_cell
 from sitemapkit.model import Finding, Severity
 from sitemapkit.store.base import AuditRow, AuditStore
 
 FIELDS = ("code", "severity", "url", "sitemap", "line", "evidence")
 #: Findings written into one JUnit failure's text (the rest are counted).
 JUNIT_DETAIL = 50
-_FORMULA = ("=", "+", "@", "\t", "\r")
-
-
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(_FORMULA) else text
 
 
 def write_csv(_result: AuditResult, store: AuditStore, out: TextIO) -> None:
@@ -40,7 +35,10 @@ def write_csv(_result: AuditResult, store: AuditStore, out: TextIO) -> None:
     writer.writerow(FIELDS)
     for f in store.findings():
         writer.writerow(
-            [_cell(v) for v in (f.code, f.severity, f.url, f.sitemap, f.line)] + [_cell(f.evidence)]
+            [
+                spreadsheet_cell(v)
+                for v in (f.code, f.severity, f.url, f.sitemap, f.line, f.evidence)
+            ]
         )
 
 

@@ -50,6 +50,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "List the runs of a crawl store: pages, 304s, changes, bytes.",
     ),
+    "diff": (
+        "sitemapkit.cli.diff",
+        "diff",
+        "Show what changed between two crawls: added, removed, status, content ...",
+    ),
     "visualize": (
         "sitemapkit.cli.visualize",
         "visualize",
@@ -59,6 +64,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "sitemapkit.cli.audit",
         "audit",
         "Audit a site against its own sitemaps: findings a CI can gate on.",
+    ),
+    "serve": (
+        "sitemapkit.cli.serve",
+        "serve",
+        "Serve the local web app: crawl, explore, audit and publish in a browser.",
     ),
     "demo": (
         "sitemapkit.cli.demo",

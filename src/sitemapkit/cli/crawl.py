@@ -39,7 +39,7 @@ from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore, OpenMode
+from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
 if TYPE_CHECKING:
     from sitemapkit.write.writer import WriteResult
@@ -174,32 +174,37 @@ def summary_lines(
     return lines
 
 
+def find_explanation(store: CrawlStore, url: str) -> tuple[str, Explanation | None]:
+    """``url`` (a ``/path`` is taken on the crawled site's origin) and what ``store`` knows
+    of it, asked as given and normalised (``--why`` and the app's Why panel)."""
+    from sitemapkit.crawl.urlnorm import normalize
+
+    if url.startswith("/"):
+        site = default_base_url(store)
+        url = (site or "").rstrip("/") + url
+    candidates = [url]
+    norm = normalize(url)
+    if norm is not None and norm != url:
+        candidates.append(norm)
+    for candidate in candidates:
+        info = store.explain(candidate)
+        if info is not None:
+            return url, info
+    return url, None
+
+
 def explain(db: Path, url: str, out: TextIO) -> int:
     """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
 
     The store is opened read-only, without the lock: ``--why`` works while a
     crawl is still writing.
     """
-    from sitemapkit.crawl.urlnorm import normalize
-
     if not is_crawl_db(db):
         click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
         return ExitStatus.USAGE
     store = open_store(db, mode="read")
     try:
-        if url.startswith("/"):
-            # A path: on the crawled site's origin.
-            site = default_base_url(store)
-            url = (site or "").rstrip("/") + url
-        candidates = [url]
-        norm = normalize(url)
-        if norm is not None and norm != url:
-            candidates.append(norm)
-        info = None
-        for candidate in candidates:
-            info = store.explain(candidate)
-            if info is not None:
-                break
+        url, info = find_explanation(store, url)
     finally:
         store.close()
     if info is None:

@@ -19,7 +19,7 @@ from typing import IO
 import click
 
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.fileio import atomic_open
+from sitemapkit.fileio import atomic_open, spreadsheet_cell
 from sitemapkit.model import PageRecord
 from sitemapkit.store import is_crawl_db, iter_page_records
 
@@ -71,24 +71,6 @@ def record_row(record: PageRecord) -> dict[str, object]:
     }
 
 
-#: A cell starting with one of these is a formula to Excel, LibreOffice and Sheets.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_cell(value: object) -> object:
-    """A CSV cell; text a spreadsheet would run as a formula gets a leading ``'``.
-
-    Titles come from hostile pages: ``=HYPERLINK(...)`` must stay text when the
-    inventory is opened in a spreadsheet (OWASP "CSV injection").  JSON Lines
-    output is left exact.
-    """
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value
-
-
 def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> int:
     """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
     n = 0
@@ -98,7 +80,7 @@ def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> in
         for record in records:
             row = record_row(record)
             row["indexable"] = "yes" if record.indexable else "no"
-            writer.writerow({k: _csv_cell(v) for k, v in row.items()})
+            writer.writerow({k: spreadsheet_cell(v) for k, v in row.items()})
             n += 1
     else:
         for record in records:

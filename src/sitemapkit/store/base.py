@@ -64,6 +64,10 @@ class RunRow:
     not_modified: int | None = None
     changed: int | None = None
     bytes: int | None = None
+    #: Whether the store recorded what changed per URL in this run (``False``: a run made
+    #: before change records; only the last such run's end state is known, see
+    #: :class:`UrlFacts`).
+    tracked: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,29 @@ class RunFigures:
     pages: int = 0
     not_modified: int = 0
     bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UrlFacts:
+    """What one URL looked like at the end of a run: the facts a change is made of.
+
+    A store keeps these as a change log, one row per URL and run *only when a fact
+    changed* (or the URL first appeared or went), so a re-crawl where nothing changed
+    writes nothing; the state at run N is a URL's latest row at or before N.  Any two
+    recorded runs can be compared that way.  ``run`` is the run that recorded these
+    facts; ``gone`` says the run no longer reached the URL (reason ``unlinked``).
+    """
+
+    url: str
+    run: int
+    gone: bool
+    status: int | None
+    indexable: bool
+    reason: str | None
+    title: str | None
+    canonical: str | None
+    fingerprint: str | None
+    lastmod: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,11 +343,33 @@ class CrawlStore(Protocol):
         ...
 
     def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        """Record how the current run ended; a ``finished`` one marks ``STALE`` URLs gone."""
+        """Record how the current run ended; a ``finished`` one marks ``STALE`` URLs gone.
+
+        It also writes the run's change records (:class:`UrlFacts`): a row for each
+        decided URL whose facts differ from its latest row (a resumed run updates its
+        own rows), none for the unchanged ones.
+        """
         ...
 
     def runs(self) -> list[RunRow]:
         """Every run of this store, oldest first."""
+        ...
+
+    def changes_between(
+        self, run_a: int, run_b: int
+    ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
+        """``(url, facts at run_a, facts at run_b)`` for every URL with a change record
+        after the earlier run up to the later one (``None``: not seen by then).
+
+        Only URLs that changed are read, so comparing two runs of a 10,000-page site
+        where nothing changed reads nothing.  Streamed, in discovery order.
+        """
+        ...
+
+    def facts_at(self, run: int) -> Iterator[UrlFacts]:
+        """Every URL as it stood at the end of ``run`` (gone ones left out), streamed in
+        code-point order of the URL (``COLLATE "C"`` on PostgreSQL) so that two stores
+        can be compared by a merge."""
         ...
 
     def run_started(self) -> float | None:
@@ -373,6 +422,11 @@ class CrawlStore(Protocol):
 
     def explain(self, url: str) -> Explanation | None:
         """Everything known about ``url`` (``--why``); ``None`` when never seen."""
+        ...
+
+    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
+        """Up to ``limit`` URLs fetched after the time ``after``, oldest fetch first, with
+        their fetch time (the app's live map: the last time returned is the next ``after``)."""
         ...
 
     def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:

@@ -44,11 +44,14 @@ from sitemapkit.store.base import (
     RunRow,
     SitemapRow,
     Thumbnail,
+    UrlFacts,
     UrlState,
 )
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
+from sitemapkit.store.sqlite_changes import CHANGES_SCHEMA, facts_at, record_changes
+from sitemapkit.store.sqlite_changes import changes_between as _changes_between
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -168,7 +171,11 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE audit_findings ADD COLUMN weight INTEGER NOT NULL DEFAULT 1;
     """,
-    # 10: thumbnails (issue 14, ``crawl --thumbnails``): a small picture of each indexable
+    # 10: change records (issue 12): a row per URL and run only when one of its facts
+    # changed, so any two runs compare (UrlFacts).  Runs before this migration are not
+    # ``tracked``: only the last one's state is known, copied from the URLs as they are.
+    CHANGES_SCHEMA,
+    # 11: thumbnails (issue 14, ``crawl --thumbnails``): a small picture of each indexable
     # page's first screen, shown by the visual map.
     """
     CREATE TABLE thumbnails (
@@ -522,6 +529,9 @@ class SqliteStore(AuditTables):
                 "WHERE state = 4"
             )
             self._cache.clear()
+        run = conn.execute("SELECT MAX(id) FROM runs").fetchone()[0]
+        if run is not None:
+            record_changes(conn, int(run))
 
     @_reads
     def run_started(self) -> float | None:
@@ -531,12 +541,32 @@ class SqliteStore(AuditTables):
     @_reads
     def runs(self) -> list[RunRow]:
         return [
-            RunRow(int(i), float(s), None if e is None else float(e), str(st), *figures)
-            for i, s, e, st, *figures in self._conn.execute(
-                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes "
-                "FROM runs ORDER BY id"
+            RunRow(
+                int(i),
+                float(s),
+                None if e is None else float(e),
+                str(st),
+                pages=pages,
+                not_modified=not_modified,
+                changed=changed,
+                bytes=size,
+                tracked=bool(tracked),
+            )
+            for i, s, e, st, pages, not_modified, changed, size, tracked in self._conn.execute(
+                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
+                "tracked FROM runs ORDER BY id"
             )
         ]
+
+    @_streams
+    def changes_between(
+        self, run_a: int, run_b: int
+    ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
+        return _changes_between(self._conn, run_a, run_b)
+
+    @_streams
+    def facts_at(self, run: int) -> Iterator[UrlFacts]:
+        return facts_at(self._conn, run)
 
     @_writes
     def release_claims(self) -> int:
@@ -711,6 +741,20 @@ class SqliteStore(AuditTables):
     @_reads
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
+
+    @_reads
+    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
+        found = self._conn.execute(
+            "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id LIMIT ?",
+            (after, limit),
+        ).fetchall()
+        if not found:
+            return []
+        one = _RECORD_SQL + " WHERE u.id = ?"
+        return [
+            (float(fetched_at), _record(self._conn.execute(one, (url_id,)).fetchone()))
+            for url_id, fetched_at in found
+        ]
 
     @_streams
     def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:

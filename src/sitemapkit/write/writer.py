@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gzip
-import itertools
 import os
 import re
 import threading
@@ -45,7 +44,7 @@ from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
-from sitemapkit.fingerprints import BUCKETS, START_SLOTS, SeenUrls
+from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.rulebook import Problem
 from sitemapkit.rulebook.hreflang import Pairs, set_failures
@@ -702,8 +701,7 @@ class SitemapSetWriter:
         that knows the input size (``build`` reading a file) saves those.
         """
         if self._seen is not None and self._seen.count == 0 and self.urls == 0:
-            slots = -(-urls * 3 // 2 // BUCKETS)  # half again: few regions overflow
-            self._seen = SeenUrls(slots=max(START_SLOTS, min(slots, 1 << 16)))
+            self._seen = SeenUrls(expected=urls)
 
     def add_plain(self, urls: list[str]) -> bool:
         """Add a run of bare URLs in bulk; ``False`` (and nothing done) if it cannot.
@@ -719,13 +717,18 @@ class SitemapSetWriter:
         prefix = self._prefix
         if self._text or self._done or prefix is None or not urls:
             return not urls and not self._done
-        joined = "".join(urls)  # a character class holds for a run iff for each URL
+        # A character class holds for a run iff for each URL; joined by newlines (not
+        # plain, so the class check still sees each one), "every URL starts with the
+        # prefix" is two C-level scans: one newline-prefix per URL after the first.
+        joined = "\n".join(urls)
+        gaps = len(urls) - 1
         longest = max(map(len, urls))
         if (
             longest >= limits.MAX_LOC_LENGTH
             or not joined.isascii()
-            or joined.encode("ascii").translate(None, _PLAIN_BYTES)
-            or not all(map(str.startswith, urls, itertools.repeat(prefix)))
+            or joined.encode("ascii").translate(None, _PLAIN_BYTES) != b"\n" * gaps
+            or not joined.startswith(prefix)
+            or joined.count("\n" + prefix) != gaps
         ):
             return False
         escapes = 4 * joined.count("&") + 5 * joined.count("'")  # &amp; &apos;

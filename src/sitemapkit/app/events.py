@@ -1,0 +1,200 @@
+"""Live progress of a site as server-sent events, coalesced to a few per second.
+
+Why poll the store rather than hear from the crawl: the store is the one
+truth (a crawl started from a terminal shows up the same way), the crawl
+process does no extra work for the watchers, and however fast it runs the
+browser gets at most one ``progress`` and one ``pages`` event per tick.  One
+watcher per site reads the store (read-only, in a thread, only while someone
+listens) and hands the same snapshot to every tab; a slow tab keeps only the
+latest progress, never a growing backlog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sitemapkit.app.workspace import SitePaths
+from sitemapkit.errors import SitemapkitError
+from sitemapkit.model import PageRecord
+from sitemapkit.store import is_crawl_db, open_store
+from sitemapkit.store.base import CrawlStore
+
+#: Seconds between two reads of the store (so at most 1/TICK progress events a second).
+TICK = 0.25
+#: Pages sent per tick at most (the rest come in the next ticks).
+PAGES_PER_TICK = 500
+#: Seconds of history the pages/s figure is measured over.
+RATE_WINDOW = 2.0
+#: Seconds between keep-alive comments on a quiet stream.
+PING_EVERY = 15.0
+
+
+def page_row(record: PageRecord) -> dict[str, Any]:
+    """A page as the live map gets it (crawled text only ever as JSON strings)."""
+    return {
+        "url": record.url,
+        "status": record.status,
+        "depth": record.depth,
+        "title": record.title,
+        "reason": record.reason,
+        "indexable": bool(record.indexable),
+    }
+
+
+def sse(event: str, data: Any) -> bytes:
+    """One server-sent event; JSON has no raw newlines, so one ``data:`` line is enough."""
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """What one tick read."""
+
+    progress: dict[str, Any]
+    pages: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Subscriber:
+    """One open event stream: the latest progress, pending pages, and state changes."""
+
+    def __init__(self) -> None:
+        self.wake = asyncio.Event()
+        self.progress: dict[str, Any] | None = None
+        self.pages: list[dict[str, Any]] = []
+        self.states: list[dict[str, Any]] = []
+
+    def offer(self, snap: Snapshot) -> None:
+        self.progress = snap.progress  # only the newest survives
+        self.pages.extend(snap.pages)
+        del self.pages[: max(0, len(self.pages) - 4 * PAGES_PER_TICK)]
+        self.wake.set()
+
+    def take(self) -> list[bytes]:
+        out = [sse("state", s) for s in self.states]
+        self.states.clear()
+        if self.progress is not None:
+            out.append(sse("progress", self.progress))
+            self.progress = None
+        if self.pages:
+            out.append(sse("pages", {"pages": self.pages[:PAGES_PER_TICK]}))
+            del self.pages[:PAGES_PER_TICK]
+        self.wake.clear()
+        return out
+
+
+class Watcher:
+    """Reads one site's store each tick while it has subscribers."""
+
+    def __init__(self, paths: SitePaths, state_of: Any) -> None:
+        self.paths = paths
+        self._state_of = state_of
+        self.subscribers: set[Subscriber] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._store: CrawlStore | None = None
+        self._after = time.time()
+        self._history: deque[tuple[float, int]] = deque()
+        self._started = time.monotonic()
+
+    def subscribe(self) -> Subscriber:
+        sub = Subscriber()
+        self.subscribers.add(sub)
+        if self._task is None or self._task.done():
+            self._after = time.time()
+            self._task = asyncio.create_task(self._run())
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self.subscribers.discard(sub)
+
+    def state_changed(self, state: dict[str, Any]) -> None:
+        for sub in self.subscribers:
+            sub.states.append(state)
+            sub.wake.set()
+
+    async def _run(self) -> None:
+        try:
+            while self.subscribers:
+                snap = await asyncio.to_thread(self._read)
+                for sub in list(self.subscribers):
+                    sub.offer(snap)
+                await asyncio.sleep(TICK)
+        finally:
+            store, self._store = self._store, None
+            if store is not None:
+                await asyncio.to_thread(store.close)
+
+    def _read(self) -> Snapshot:
+        """One tick's reading (in a worker thread; the store is only used from here)."""
+        state = self._state_of(self.paths)
+        progress: dict[str, Any] = {"state": state, "fetched": 0, "in_sitemap": 0, "queued": 0,
+                                    "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {},
+                                    "run": None}  # fmt: skip
+        try:
+            store = self._open()
+            if store is None:
+                return Snapshot(progress)
+            counts = store.counts()
+            progress["reasons"] = store.reasons()
+            started = store.run_started()
+            runs = store.runs()
+            fresh = store.fetched_since(self._after, PAGES_PER_TICK)
+        except SitemapkitError as exc:
+            progress["problem"] = str(exc)
+            self._close()
+            return Snapshot(progress)
+        if fresh:
+            self._after = fresh[-1][0]
+        now = time.monotonic()
+        fetched = counts.get("fetched", 0)
+        progress.update(
+            fetched=fetched,
+            in_sitemap=counts.get("indexable", 0),
+            queued=counts.get("queued", 0) + counts.get("claimed", 0),
+            errors=counts.get("errors", 0),
+            rate=round(self._rate(now, fetched), 1),
+            elapsed=round(time.time() - started, 1) if started else 0.0,
+            run=runs[-1].id if runs else None,
+        )
+        return Snapshot(progress, [page_row(rec) for _, rec in fresh])
+
+    def _rate(self, now: float, fetched: int) -> float:
+        """Pages per second over the last :data:`RATE_WINDOW` seconds of ticks."""
+        self._history.append((now, fetched))
+        while len(self._history) > 2 and now - self._history[1][0] >= RATE_WINDOW:
+            self._history.popleft()
+        then, before = self._history[0]
+        return (fetched - before) / (now - then) if now > then else 0.0
+
+    def _open(self) -> CrawlStore | None:
+        if self._store is None and is_crawl_db(self.paths.db):
+            self._store = open_store(self.paths.db, mode="read")
+        return self._store
+
+    def _close(self) -> None:
+        store, self._store = self._store, None
+        if store is not None:
+            with contextlib.suppress(SitemapkitError):
+                store.close()
+
+
+async def stream(watcher: Watcher, first: dict[str, Any] | None = None) -> AsyncIterator[bytes]:
+    """The bytes of one event stream: what each tick brings, a ping when quiet."""
+    sub = watcher.subscribe()
+    try:
+        if first is not None:
+            yield sse("state", first)
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(sub.wake.wait(), PING_EVERY)
+            chunks = sub.take()
+            yield b"".join(chunks) if chunks else b": ping\n\n"
+            await asyncio.sleep(TICK)  # coalesce: never more than one batch per tick
+    finally:
+        watcher.unsubscribe(sub)

@@ -1,0 +1,227 @@
+"""Issue 12's quality test: a site that changes between two crawls, and what diff says.
+
+Between the runs, 10% of the pages change their text, 10% change only boilerplate (a
+footer stamp, a CSRF token, an asset hash), some pages are removed (404 and no longer
+linked), some added, one turns ``noindex`` and one changes its title.  The home page
+links to every page, so losing and gaining links is a real change of its content.
+lastmod must move for exactly the pages whose content changed, the removed pages leave
+the sitemap and the new ones join it, and ``diff`` must list exactly these changes,
+compared as sets, in every output format and in both forms (one store, two stores).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawl.changing_site import ChangingSite, serve_changing
+from sitemapkit.cli import main
+
+PAGES = 40
+TEXT = {f"/p{i}" for i in (3, 11, 19, 27)}  # 10% change their text
+BOILER = {f"/p{i}" for i in (5, 13, 21, 29)}  # 10% change only boilerplate
+REMOVED = {f"/p{i}" for i in (7, 15, 33)}  # 404 and unlinked
+ADDED = {"/new-1", "/new-2", "/new-3"}
+NOINDEX = "/p9"
+RETITLED = "/p37"
+NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+
+
+def body(
+    name: str,
+    *,
+    text: str = "",
+    title: str = "",
+    robots: str = "",
+    stamp: str = "",
+    build: str = "",
+) -> str:
+    meta = f'<meta name="robots" content="{robots}">' if robots else ""
+    return (
+        f"<!doctype html><html><head><title>{title or 'Page ' + name}</title>{meta}"
+        f'<meta name="csrf-token" content="tok-{build or "a1"}">'
+        f'<script src="/app.{build or "a1"}.js"></script></head>'
+        f'<body><p>Text of {name}. {text}</p><a href="/">home</a>'
+        f'<input type="hidden" name="csrf" value="tok-{build or "a1"}">'
+        f"<footer>Generated at {stamp or '2024-01-01T00:00:00Z'}</footer></body></html>"
+    )
+
+
+def home(paths: list[str]) -> str:
+    links = "".join(f'<a href="{p}">{p}</a> ' for p in paths)
+    return f"<!doctype html><html><head><title>Home</title></head><body>{links}</body></html>"
+
+
+@pytest.fixture
+def site() -> Iterator[ChangingSite]:
+    paths = [f"/p{i}" for i in range(PAGES)]
+    pages = {p: body(p) for p in paths}
+    pages["/"] = home(paths)
+    # no Last-Modified: lastmod can only come from the content (the harder case)
+    with serve_changing(ChangingSite(pages=pages, last_modified=False)) as served:
+        yield served
+
+
+def change(site: ChangingSite) -> None:
+    for path in TEXT:
+        site.pages[path] = body(path, text="Now with news.")
+    for path in BOILER:
+        site.pages[path] = body(path, stamp="2024-09-09T09:09:09Z", build="b2")
+    for path in REMOVED:
+        del site.pages[path]
+    for path in ADDED:
+        site.pages[path] = body(path)
+    site.pages[NOINDEX] = body(NOINDEX, robots="noindex")
+    site.pages[RETITLED] = body(RETITLED, title="A better title")
+    linked = [p for p in site.pages if p != "/"]
+    site.pages["/"] = home(linked)
+
+
+def crawl(site: ChangingSite, db: Path, out: Path) -> None:
+    assert main(["crawl", site.base + "/", "--db", str(db), "-o", str(out), "--no-map"]) == 0
+
+
+def sitemap(out: Path, base: str) -> dict[str, str | None]:
+    root = ET.parse(out / "sitemap.xml").getroot()
+    entries = {}
+    for url in root.iter(NS + "url"):
+        loc = url.findtext(NS + "loc") or ""
+        entries[loc.removeprefix(base)] = url.findtext(NS + "lastmod")
+    return entries
+
+
+def expected() -> dict[str, set[str]]:
+    """Each kind of change and the paths that have it."""
+    return {
+        "added": ADDED,
+        "removed": REMOVED,
+        "indexability": {NOINDEX},
+        "title": {RETITLED},
+        # the text group, the noindex page (robots directives count), the new title,
+        # and the home page, whose links changed
+        "content": TEXT | {NOINDEX, RETITLED, "/"},
+    }
+
+
+def by_kind(rows: list[dict[str, str]], base: str) -> dict[str, set[str]]:
+    kinds: dict[str, set[str]] = {}
+    for row in rows:
+        kinds.setdefault(row["change"], set()).add(row["url"].removeprefix(base))
+    return kinds
+
+
+@pytest.fixture
+def crawled(site: ChangingSite, tmp_path: Path) -> tuple[ChangingSite, Path, Path]:
+    """Two runs in ``site.sqlite`` (the second after the change); two stores as well."""
+    db = tmp_path / "site.sqlite"
+    crawl(site, db, tmp_path / "one")
+    crawl(site, tmp_path / "old.sqlite", tmp_path / "old")
+    change(site)
+    crawl(site, db, tmp_path / "two")
+    crawl(site, tmp_path / "new.sqlite", tmp_path / "new")
+    return site, db, tmp_path
+
+
+def test_lastmod_moves_for_exactly_the_changed_content_and_the_sitemap_follows(
+    crawled: tuple[ChangingSite, Path, Path],
+) -> None:
+    site, _db, tmp = crawled
+    first, second = sitemap(tmp / "one", site.base), sitemap(tmp / "two", site.base)
+    assert set(first) == {"/", *(f"/p{i}" for i in range(PAGES))}
+    assert set(second) == (set(first) - REMOVED - {NOINDEX}) | ADDED
+    moved = {path for path in set(first) & set(second) if first[path] != second[path]}
+    assert moved == TEXT | {RETITLED, "/"}  # never the boilerplate group
+
+
+def test_diff_of_two_runs_lists_exactly_the_changes(
+    crawled: tuple[ChangingSite, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site, db, _tmp = crawled
+    capsys.readouterr()
+    assert main(["diff", "--db", str(db), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["before"]["run"], doc["after"]["run"]) == (1, 2)
+    assert by_kind(doc["changes"], site.base) == expected()
+    nochange = {"status": 0, "canonical": 0}
+    assert doc["counts"] == {**{k: len(v) for k, v in expected().items()}, **nochange}
+    [noindex] = [c for c in doc["changes"] if c["change"] == "indexability"]
+    assert (noindex["before"], noindex["after"]) == ("indexable", "not indexable: noindex")
+    [title] = [c for c in doc["changes"] if c["change"] == "title"]
+    assert (title["before"], title["after"]) == (f"Page {RETITLED}", "A better title")
+    # the same run pair given explicitly, and backwards (added and removed swap)
+    assert main(["diff", "--db", str(db), "2", "1", "--format", "json"]) == 0
+    back = by_kind(json.loads(capsys.readouterr().out)["changes"], site.base)
+    assert (back["added"], back["removed"]) == (REMOVED, ADDED)
+
+
+def test_diff_csv_and_text_forms(
+    crawled: tuple[ChangingSite, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site, db, tmp = crawled
+    target = tmp / "changes.csv"
+    capsys.readouterr()
+    assert main(["diff", "--db", str(db), "--format", "csv", "-o", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    text = target.read_text()
+    assert text.startswith("url,change,before,after\n")
+    assert by_kind(list(csv.DictReader(io.StringIO(text))), site.base) == expected()
+    assert [p.name for p in tmp.iterdir() if p.name.startswith(".changes")] == []
+    assert main(["diff", "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "added 3, removed 3, status 0, indexability 1, title 1, canonical 0, content 7" in out
+    assert f"\nremoved (3):\n  {site.base}/p7  (was 200, indexable; unlinked)\n" in out
+    assert f'  {site.base}{RETITLED}  "Page {RETITLED}" -> "A better title"\n' in out
+
+
+def test_diff_of_two_stores_lists_the_same_changes(
+    crawled: tuple[ChangingSite, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    site, _db, tmp = crawled
+    capsys.readouterr()
+    old, new = str(tmp / "old.sqlite"), str(tmp / "new.sqlite")
+    assert main(["diff", old, new, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["before"]["store"], doc["after"]["store"]) == (old, new)
+    assert by_kind(doc["changes"], site.base) == expected()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["7", "1"], "site.sqlite: no run 7 (it has runs 1-2)"),
+        (["x", "1"], "'x' is not a run number"),
+        (["1"], "give two run numbers (RUN_A RUN_B) or none"),
+    ],
+)
+def test_a_bad_run_is_one_usage_line(
+    crawled: tuple[ChangingSite, Path, Path],
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    _site, db, _tmp = crawled
+    capsys.readouterr()
+    assert main(["diff", "--db", str(db), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("sitemapkit: error: ")
+    assert message in err
+
+
+def test_a_store_with_one_run_cannot_be_diffed_alone(
+    site: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "one.sqlite"
+    crawl(site, db, tmp_path / "o")
+    capsys.readouterr()
+    assert main(["diff", "--db", str(db)]) == 2
+    assert "one.sqlite: has 1 run; a diff needs two" in capsys.readouterr().err
+    (tmp_path / "x.sqlite").write_text("no crawl")
+    assert main(["diff", str(db), str(tmp_path / "x.sqlite")]) == 2
+    assert "x.sqlite: not a sitemapkit crawl database" in capsys.readouterr().err
