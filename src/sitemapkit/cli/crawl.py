@@ -37,6 +37,7 @@ from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
+from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
@@ -267,8 +268,10 @@ def _resumed_config(
     url: str | None,
     max_pages: int | None,
     max_duration: float | None,
+    workers: int | None = None,
 ) -> CrawlConfig:
-    """The stored crawl's config; limits may be raised on resume, scope and rules stay."""
+    """The stored crawl's config; limits and ``--workers`` may change on resume, scope and
+    rules stay."""
     stored = store.get_meta("config")
     if stored is None:
         raise click.UsageError(f"--resume: {db} holds no crawl to resume")
@@ -279,6 +282,8 @@ def _resumed_config(
         config.max_pages = max_pages
     if max_duration is not None:
         config.max_duration = max_duration
+    if workers is not None:
+        config.workers = workers
     _check(config)
     return config
 
@@ -310,6 +315,13 @@ def _resumed_config(
     help="Stop after S seconds, cutting requests in flight (they count as not-crawled).",
 )
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Processes that parse pages while one process fetches and stores "
+    f"(default: the number of cores, at most {MAX_WORKERS}; 1: all in one process; "
+    "a resumed crawl keeps its own).",
+)
 @click.option(
     "--per-host",
     type=click.IntRange(min=1),
@@ -390,6 +402,7 @@ def crawl(
     max_depth: int | None,
     max_duration: float | None,
     concurrency: int,
+    workers: int | None,
     per_host: int,
     rate: float | None,
     user_agent: str | None,
@@ -433,6 +446,7 @@ def crawl(
             max_pages=max_pages,
             max_duration=max_duration,
             concurrency=concurrency,
+            workers=workers if workers is not None else default_workers(),
             per_host=per_host,
             rate=rate,
             respect_robots=not ignore_robots,
@@ -469,7 +483,7 @@ def crawl(
         raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
     try:
         if resume:
-            config = _resumed_config(store, db, url, max_pages, max_duration)
+            config = _resumed_config(store, db, url, max_pages, max_duration, workers)
         progress = Progress(sys.stderr)
         try:
             result = run_crawl(config, store, resume=resume, progress=progress)
