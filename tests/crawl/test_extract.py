@@ -460,3 +460,18 @@ def test_a_huge_page_parsed_in_segments_gives_the_whole_parse(
     assert segmented.links_dropped == whole.links_dropped == 40_001 - 20_000
     assert (segmented.title, segmented.h1, segmented.canonical) == ("Huge", "All pages", url)
     assert segmented.fingerprint == whole.fingerprint
+
+
+def test_page_facts_pickle_by_value() -> None:
+    """``--workers`` sends facts between processes: they come back equal."""
+    import pickle
+
+    body = (
+        b'<title>T</title><link rel="canonical" href="/c"><link rel="alternate" hreflang="de" '
+        b'href="/de"><a href="/a" rel="nofollow">a</a><a href="/b">b</a><img src="/i.png">'
+    )
+    facts = extract_page(body, url="http://example.test/p", headers={"Content-Type": "text/html"})
+    assert len(facts.links) == 2
+    assert facts.alternates
+    assert pickle.loads(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)) == facts
+    assert pickle.loads(pickle.dumps(facts.links[0])) == facts.links[0]

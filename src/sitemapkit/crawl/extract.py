@@ -31,7 +31,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
@@ -152,6 +152,11 @@ class Link:
     nofollow: bool = False
     kind: str = "a"
 
+    def __reduce__(self) -> tuple[type[Link], tuple[str, bool, str]]:
+        # Pickled by value (``--workers`` sends facts between processes): the dataclass
+        # default looks up ``fields()`` for every link and was most of the unpickling.
+        return (Link, (self.url, self.nofollow, self.kind))
+
 
 @dataclass(frozen=True, slots=True)
 class PageFacts:
@@ -186,6 +191,10 @@ class PageFacts:
     #: :func:`~sitemapkit.crawl.significance.content_fingerprint` of the page.
     fingerprint: str | None = None
 
+    def __reduce__(self) -> tuple[type[PageFacts], tuple[Any, ...]]:
+        # By value, positional, like :meth:`Link.__reduce__`.
+        return (PageFacts, tuple(getattr(self, name) for name in _FACT_FIELDS))
+
     def follow_links(
         self, *, include_nofollow: bool = False, kinds: frozenset[str] = FOLLOW_KINDS
     ) -> Iterator[Link]:
@@ -200,6 +209,9 @@ class PageFacts:
     def self_canonical(self) -> bool:
         """True when the page has no canonical or names itself."""
         return self.canonical is None or self.canonical == self.url
+
+
+_FACT_FIELDS: Final = tuple(f.name for f in fields(PageFacts))
 
 
 # --- headers -----------------------------------------------------------------------
