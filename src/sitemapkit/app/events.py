@@ -101,6 +101,7 @@ class Watcher:
         self._after = time.time()
         self._history: deque[tuple[float, int]] = deque()
         self._started = time.monotonic()
+        self._reopen = False
 
     def subscribe(self) -> Subscriber:
         sub = Subscriber()
@@ -114,6 +115,9 @@ class Watcher:
         self.subscribers.discard(sub)
 
     def state_changed(self, state: dict[str, Any]) -> None:
+        # a new crawl child writes the store: read it through a new connection (one held
+        # across stop -> resume kept reporting the count from before the resume)
+        self._reopen = True
         for sub in self.subscribers:
             sub.states.append(state)
             sub.wake.set()
@@ -137,6 +141,9 @@ class Watcher:
                                     "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {},
                                     "run": None}  # fmt: skip
         try:
+            if self._reopen:
+                self._reopen = False
+                self._close()
             store = self._open()
             if store is None:
                 return Snapshot(progress)
