@@ -62,6 +62,8 @@ class Measurement:
     returncode: int
     timed_out: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+    #: User + system CPU seconds of the process and the children it waited for (wait4).
+    cpu_s: float = 0.0
 
     @property
     def peak_kib(self) -> int:
@@ -184,8 +186,9 @@ def run_measured(
         maxrss_kib=rusage.ru_maxrss if rusage else 0,
         returncode=proc.returncode,
         timed_out=timed_out[0],
+        cpu_s=rusage.ru_utime + rusage.ru_stime if rusage else 0.0,
     )
-    log(f"  -> {wall:.2f} s, peak {m.peak_mb:.1f} MB, exit {m.returncode}")
+    log(f"  -> {wall:.2f} s, {m.cpu_s:.2f} s CPU, peak {m.peak_mb:.1f} MB, exit {m.returncode}")
     if check and m.returncode != 0:
         tail = stderr.read_text(errors="replace")[-2000:] if stderr else ""
         raise RuntimeError(f"{label} failed with exit {m.returncode}: {tail}")

@@ -1,4 +1,4 @@
-"""Crawl benchmark: ``sitemapkit crawl`` vs Scrapy and ``wget --spider -r`` on real doc sites.
+"""Crawl benchmark: ``sitemapkit crawl URL -o OUT`` as users run it, vs wget and pysitemap.
 
 Sites (Debian packages, fetched with ``apt-get download`` and unpacked with
 ``dpkg-deb -x`` into bench/.scratch/sites/, once):
@@ -15,17 +15,24 @@ Both are served by Debian's nginx (installed if missing) from our own config
 on 127.0.0.1 (``autoindex off``, a ``robots.txt`` that disallows a path the
 sites do not use, so every crawler fetches and obeys one).
 
-Crawlers, in the same run, per site:
+What is timed is the whole process a user runs, output written: ``sitemapkit crawl
+URL -o OUT --workers W`` (default concurrency and per-host limits; the sitemap, the
+inventory and the visual map published), W = 1 and 2.  Peers, in the same run:
 
-* sitemapkit at concurrency N and at concurrency 1;
-* Scrapy (scratch venv), a minimal CrawlSpider (``peers/scrapy_spider.py``),
-  ``CONCURRENT_REQUESTS`` = ``CONCURRENT_REQUESTS_PER_DOMAIN`` = N, robots on;
-* ``wget --spider -r -l inf --no-parent -nd -e robots=on`` (one connection).
+* ``wget --spider -r -l inf --no-parent -nd -e robots=on`` (one connection);
+* pysitemap (``sitemap-generator`` 0.9.13 from PyPI, scratch venv,
+  ``peers/pysitemap_crawl.py``, ``maxtasks`` 16; it does not read robots.txt);
+* with ``--scrapy``: Scrapy 2.19 (``peers/scrapy_spider.py``), concurrency 16.
 
-"pages" = distinct HTML pages that answered 200 (ours: the URLs in the
-sitemap it wrote; Scrapy: pages its callback saw; wget: parsed from its log).
-Targets (issue 4): >= 3x Scrapy's pages/s; >= wget's pages/s at concurrency 1;
-peak RSS < 150 MB on the large site; the same page set as wget.
+Each crawler runs ``--repeat`` times (3): the median wall time and CPU time (user +
+system of the process and its children, from ``wait4``) are reported, with the highest
+peak RSS of the whole process tree.  "pages" = distinct HTML pages that answered 200
+(ours: the URLs of the sitemap it wrote; wget: parsed from its log; pysitemap: the
+URLs of its sitemap, whatever their status; Scrapy: pages its callback saw).
+Targets (issue 13): ``--workers 1`` >= 1x wget and >= 2x pysitemap pages/s on the
+PostgreSQL manual, >= 3x wget on the JDK docs, peak RSS < 120 MB on the JDK docs;
+``--workers 2`` >= 1.7x ``--workers 1`` on the JDK docs and >= 2x wget on the
+PostgreSQL manual; the same page set for every run of ours and wget.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import gzip
 import html
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from collections.abc import Callable
@@ -186,22 +194,9 @@ def list_pages(path: Path) -> set[str]:
 # --------------------------------------------------------------------------- ours
 
 
-def our_crawl_cmd(url: str, out_dir: Path, db: Path, concurrency: int) -> list[str]:
-    """The crawl command line, spelled with the options the installed CLI has."""
-    helptext = c.our_help("crawl")
-    cmd = [str(c.our_cli()), "crawl", url]
-    cmd += (
-        ["-o", str(out_dir)] if "-o," in helptext or "-o " in helptext else ["--out", str(out_dir)]
-    )
-    if "--db" in helptext:
-        cmd += ["--db", str(db)]
-    cmd += ["--concurrency", str(concurrency)]
-    # Per-host limits must not silently cap a fair "same concurrency" comparison.
-    if "--per-host" in helptext:
-        m = re.search(r"(--per-host[-a-z]*)", helptext)
-        if m:
-            cmd += [m.group(1), str(concurrency)]
-    return cmd
+def our_crawl_cmd(url: str, out_dir: Path, workers: int) -> list[str]:
+    """What a user types: ``sitemapkit crawl URL -o OUT``, and the ``--workers`` compared."""
+    return [str(c.our_cli()), "crawl", url, "-o", str(out_dir), "--workers", str(workers)]
 
 
 def py_spy_hotspots(raw: Path, top: int = 15) -> list[str]:
@@ -234,14 +229,21 @@ def py_spy_hotspots(raw: Path, top: int = 15) -> list[str]:
 Attempt = tuple[c.Measurement, set[str]]
 
 
-def best(repeat: int, attempt: Callable[[], Attempt]) -> Attempt:
-    """Fastest of --repeat attempts; the highest peak memory of them all."""
-    tries = [attempt() for _ in range(max(1, repeat))]
-    m, pages = min(tries, key=lambda t: t[0].wall_s)
+def median_of(repeat: int, attempt: Callable[[], Attempt]) -> Attempt:
+    """Run ``repeat`` times: the median wall and CPU time, the highest peak memory.
+
+    The page set is the one of the median run; every run's count is kept, so a
+    crawler that found different pages in different runs shows it.
+    """
+    tries = sorted((attempt() for _ in range(max(1, repeat))), key=lambda t: t[0].wall_s)
+    m, pages = tries[len(tries) // 2]
+    m.cpu_s = statistics.median(t[0].cpu_s for t in tries)
     m.tree_peak_kib = max(t[0].tree_peak_kib for t in tries)
     m.maxrss_kib = max(t[0].maxrss_kib for t in tries)
     m.extra["walls"] = [round(t[0].wall_s, 3) for t in tries]
+    m.extra["cpus"] = [round(t[0].cpu_s, 3) for t in tries]
     m.extra["pages_each"] = [len(t[1]) for t in tries]
+    m.extra["same_pages_each_run"] = all(t[1] == pages for t in tries)
     return m, pages
 
 
@@ -252,9 +254,20 @@ def wget_once(d: Path, url: str, name: str) -> Attempt:
     wlog = d / "wget.log"
     cmd = ["wget", "--spider", "-r", "-l", "inf", "--no-parent", "-nd"]
     cmd += ["-e", "robots=on", "-o", str(wlog), url]
-    m = c.run_measured(f"wget {name} (c=1)", cmd, cwd=wdir, timeout=3600)
+    m = c.run_measured(f"wget {name}", cmd, cwd=wdir, timeout=3600)
     shutil.rmtree(wdir, ignore_errors=True)
     return m, wget_pages(wlog)
+
+
+def pysitemap_once(d: Path, root: str, name: str, bin_dir: Path) -> Attempt:
+    out = d / "pysitemap.xml"
+    out.unlink(missing_ok=True)
+    cmd = [str(bin_dir / "python"), str(c.BENCH_DIR / "peers" / "pysitemap_crawl.py")]
+    cmd += [root, str(out), "16"]
+    m = c.run_measured(f"pysitemap {name}", cmd, cwd=d, stderr=d / "pysitemap.log", timeout=3600)
+    if not out.exists():
+        return m, set()
+    return m, {urldefrag(html.unescape(u))[0] for u in _LOC.findall(out.read_text())}
 
 
 def scrapy_once(d: Path, url: str, name: str, n: int, scrapy_bin: Path) -> Attempt:
@@ -269,16 +282,14 @@ def scrapy_once(d: Path, url: str, name: str, n: int, scrapy_bin: Path) -> Attem
     return m, list_pages(pages)
 
 
-def ours_once(d: Path, url: str, name: str, conc: int) -> Attempt:
-    od, db = d / f"ours-c{conc}", d / f"ours-c{conc}.db"
+def ours_once(d: Path, url: str, name: str, workers: int) -> Attempt:
+    od = d / f"ours-w{workers}"
     shutil.rmtree(od, ignore_errors=True)
-    for leftover in d.glob(f"ours-c{conc}.db*"):
-        leftover.unlink()
     m = c.run_measured(
-        f"sitemapkit {name} (c={conc})",
-        our_crawl_cmd(url, od, db, conc),
-        stdout=d / f"ours-c{conc}.out",
-        stderr=d / f"ours-c{conc}.err",
+        f"sitemapkit {name} (--workers {workers})",
+        our_crawl_cmd(url, od, workers),
+        stdout=d / f"ours-w{workers}.out",
+        stderr=d / f"ours-w{workers}.err",
         timeout=3600,
     )
     return m, sitemap_pages(od) if od.exists() else set()
@@ -290,31 +301,32 @@ def ours_once(d: Path, url: str, name: str, conc: int) -> Attempt:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="only the PostgreSQL manual")
-    ap.add_argument("--concurrency", "-n", type=int, default=16)
     ap.add_argument("--sites", nargs="*", choices=sorted(SITES), help="default: all (quick: pg)")
-    ap.add_argument(
-        "--repeat", type=int, default=2, help="runs per crawler; the fastest counts (default 2)"
-    )
+    ap.add_argument("--repeat", type=int, default=3, help="runs per crawler (default 3)")
+    ap.add_argument("--workers", type=int, nargs="*", default=[1, 2], help="ours: --workers")
     ap.add_argument("--skip-ours", action="store_true")
     ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--scrapy", action="store_true", help="also Scrapy (slow: minutes)")
     ap.add_argument(
         "--profile",
         action="store_true",
-        help="also run ours (concurrency N) under py-spy and print the hotspots",
+        help="also run ours (--workers 1) under py-spy and print the hotspots",
     )
     args = ap.parse_args()
     load_start = c.machine_note()
     names = args.sites or (["postgresql-doc-15"] if args.quick else list(SITES))
-    n = args.concurrency
 
     c.ensure_apt("nginx", "wget")
     roots = {name: unpack(SITES[name]) for name in names}
     ports = {name: c.free_port() for name in names}
     conf = nginx_conf({ports[name]: roots[name] for name in names})
-    scrapy_bin = None if args.skip_peers else c.scratch_venv("scrapy", ["scrapy==2.19.0"])
+    pysitemap_bin = None
+    scrapy_bin = None
+    if not args.skip_peers:
+        pysitemap_bin = c.scratch_venv("pysitemap", ["sitemap-generator==0.9.13"])
+        if args.scrapy:
+            scrapy_bin = c.scratch_venv("scrapy", ["scrapy==2.19.0"])
     ours = not args.skip_ours and c.our_command_available("crawl")
-    if not ours and not args.skip_ours:
-        c.log("sitemapkit crawl is not available on this branch: running peers only")
 
     tag = "quick" if args.quick else "full"
     work = c.SCRATCH / f"crawl-out-{tag}"
@@ -322,51 +334,45 @@ def main() -> int:
         shutil.rmtree(work)
     work.mkdir(parents=True)
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
-    runs: list[c.Measurement] = []
-    per_site: dict[str, dict[str, tuple[c.Measurement, set[str]]]] = {}
+    per_site: dict[str, dict[str, Attempt]] = {}
+    loads: dict[str, str] = {}
     profiles: dict[str, list[str]] = {}
 
     with c.background(nginx, next(iter(ports.values())), work / "nginx.out"):
         for name in names:
             for port in ports.values():
                 c.wait_port(port)
-            url = f"http://127.0.0.1:{ports[name]}{SITES[name].start}"
-            got: dict[str, tuple[c.Measurement, set[str]]] = {}
+            root = f"http://127.0.0.1:{ports[name]}/"
+            url = root + SITES[name].start.lstrip("/")
+            got: dict[str, Attempt] = {}
             d = work / name
             d.mkdir()
-
             if not args.skip_peers:
-                assert scrapy_bin is not None
-                got["wget"] = best(args.repeat, partial(wget_once, d, url, name))
-                got["scrapy"] = best(args.repeat, partial(scrapy_once, d, url, name, n, scrapy_bin))
+                got["wget"] = median_of(args.repeat, partial(wget_once, d, url, name))
+                assert pysitemap_bin is not None
+                got["pysitemap"] = median_of(
+                    args.repeat, partial(pysitemap_once, d, root, name, pysitemap_bin)
+                )
+                if scrapy_bin is not None:
+                    got["scrapy"] = median_of(
+                        args.repeat, partial(scrapy_once, d, url, name, 16, scrapy_bin)
+                    )
             if ours:
-                for conc in (n, 1):
-                    got[f"ours c={conc}"] = best(
-                        args.repeat, partial(ours_once, d, url, name, conc)
-                    )
+                for w in args.workers:
+                    got[f"ours w={w}"] = median_of(args.repeat, partial(ours_once, d, url, name, w))
                 if args.profile:
-                    spy = c.scratch_venv("pyspy", ["py-spy"])
-                    od = d / "ours-prof"
-                    raw = d / "py-spy.txt"
-                    cmd = [str(spy / "py-spy"), "record", "--format", "raw", "-r", "200"]
-                    cmd += ["-o", str(raw), "--", *our_crawl_cmd(url, od, d / "prof.db", n)]
-                    c.run_measured(
-                        f"py-spy sitemapkit {name} (c={n})", cmd, stderr=d / "py-spy.err"
-                    )
-                    profiles[name] = py_spy_hotspots(raw) if raw.exists() else ["no profile"]
-
-            for m, _ in got.values():
-                runs.append(m)
+                    profiles[name] = _profile(d, url, name)
             per_site[name] = got
+            loads[name] = c.machine_note()
 
-    text = report(per_site, n, profiles, scrapy_bin, args.repeat, load_start)
+    text = report(per_site, loads, pysitemap_bin, scrapy_bin, args.repeat, load_start)
     print(text)
     c.save_results(
         f"crawl_bench{'_quick' if args.quick else ''}",
         {
-            "concurrency": n,
-            "runs": [m.as_dict() for m in runs],
+            "runs": {s: {k: v[0].as_dict() for k, v in g.items()} for s, g in per_site.items()},
             "pages": {s: {k: len(v[1]) for k, v in g.items()} for s, g in per_site.items()},
+            "loads": loads,
             "profiles": profiles,
         },
         text,
@@ -374,93 +380,99 @@ def main() -> int:
     return 0
 
 
-def _rate(m: c.Measurement, pages: set[str]) -> float:
+def _profile(d: Path, url: str, name: str) -> list[str]:
+    spy = c.scratch_venv("pyspy", ["py-spy"])
+    raw = d / "py-spy.txt"
+    cmd = [str(spy / "py-spy"), "record", "--format", "raw", "-r", "200", "-o", str(raw), "--"]
+    cmd += our_crawl_cmd(url, d / "ours-prof", 1)
+    c.run_measured(f"py-spy sitemapkit {name}", cmd, stderr=d / "py-spy.err")
+    return py_spy_hotspots(raw) if raw.exists() else ["no profile"]
+
+
+def _rate(got: dict[str, Attempt], who: str) -> float:
+    if who not in got:
+        return 0.0
+    m, pages = got[who]
     return len(pages) / m.wall_s if m.wall_s > 0 else 0.0
 
 
+#: (site, numerator, denominator, target) of every ratio the report prints.
+RATIOS = [
+    ("postgresql-doc-15", "ours w=1", "wget", 1.0),
+    ("postgresql-doc-15", "ours w=1", "pysitemap", 2.0),
+    ("postgresql-doc-15", "ours w=2", "wget", 2.0),
+    ("postgresql-doc-15", "ours w=2", "ours w=1", None),
+    ("openjdk-17-doc", "ours w=1", "wget", 3.0),
+    ("openjdk-17-doc", "ours w=1", "pysitemap", None),
+    ("openjdk-17-doc", "ours w=2", "ours w=1", 1.7),
+    ("openjdk-17-doc", "ours w=2", "wget", None),
+]
+
+
 def report(
-    per_site: dict[str, dict[str, tuple[c.Measurement, set[str]]]],
-    n: int,
-    profiles: dict[str, list[str]],
+    per_site: dict[str, dict[str, Attempt]],
+    loads: dict[str, str],
+    pysitemap_bin: Path | None,
     scrapy_bin: Path | None,
     repeat: int,
     load_start: str,
 ) -> str:
     lines = [
-        f"Crawl benchmark: sitemapkit crawl vs Scrapy (c={n}) and wget --spider -r (c=1)",
+        "Crawl benchmark: sitemapkit crawl URL -o OUT (whole process) vs wget and pysitemap",
         f"peers: {c.tool_version(['wget', '--version'])}; "
+        + (
+            f"sitemap-generator {c.pip_version(pysitemap_bin, 'sitemap-generator')}; "
+            if pysitemap_bin
+            else ""
+        )
         + (f"Scrapy {c.pip_version(scrapy_bin, 'scrapy')}; " if scrapy_bin else "")
         + c.tool_version(["nginx", "-v"]),
         f"ours: {c.our_revision()}",
         c.ru_maxrss_note(),
-        f"each crawler run {repeat}x, fastest wall time shown, highest peak memory",
-        f"{load_start} at start; {c.machine_note()} at end",
+        f"each crawler run {repeat}x: median wall and CPU, highest peak RSS of the process tree",
+        f"{load_start} at start",
         "",
     ]
     rows = []
     for site, got in per_site.items():
         for who, (m, pages) in got.items():
             rows.append(
-                [
-                    site,
-                    who,
-                    len(pages),
-                    m.wall_s,
-                    _rate(m, pages),
-                    m.peak_mb,
-                    m.returncode,
-                ]
+                [site, who, len(pages), m.wall_s, m.cpu_s, _rate(got, who), m.peak_mb, m.returncode]
             )
-    lines.append(
-        c.table(["site", "crawler", "pages", "wall s", "pages/s", "peak MB", "exit"], rows)
-    )
-    lines.append("")
-    verdicts: dict[str, list[bool]] = collections.defaultdict(list)
+    heads = ["site", "crawler", "pages", "wall s", "CPU s", "pages/s", "peak MB", "exit"]
+    lines += [c.table(heads, rows), ""]
+    verdicts: list[bool] = []
+    for site, num, den, target in RATIOS:
+        got = per_site.get(site, {})
+        if num not in got or den not in got or not _rate(got, den):
+            continue
+        r = _rate(got, num) / _rate(got, den)
+        cpu = got[den][0].cpu_s / got[num][0].cpu_s if got[num][0].cpu_s else 0.0
+        aim = f"target >= {target}x: {c.verdict(r >= target)}" if target else "for information"
+        lines.append(f"  {site}: {num} / {den} pages/s {r:.2f}x (CPU {cpu:.2f}x), {aim}")
+        if target:
+            verdicts.append(r >= target)
     for site, got in per_site.items():
-        lines.append(f"{site}:")
-        ours_n, ours_1 = got.get(f"ours c={n}"), got.get("ours c=1")
-        scrapy, wget = got.get("scrapy"), got.get("wget")
-        if ours_n and scrapy:
-            r = _rate(*ours_n) / _rate(*scrapy) if _rate(*scrapy) else 0.0
-            lines.append(f"  ours/Scrapy pages/s at c={n}: {r:.2f}x (target >= 3x)")
-            verdicts["scrapy"].append(r >= 3)
-        if ours_1 and wget:
-            r = _rate(*ours_1) / _rate(*wget) if _rate(*wget) else 0.0
-            lines.append(f"  ours/wget pages/s at c=1: {r:.2f}x (target >= 1x)")
-            verdicts["wget"].append(r >= 1)
-        if ours_n and wget:
-            r = _rate(*ours_n) / _rate(*wget) if _rate(*wget) else 0.0
-            lines.append(f"  ours c={n} / wget c=1 pages/s: {r:.2f}x (for information)")
-        for who in (f"ours c={n}", "ours c=1", "scrapy"):
-            if who in got and wget:
-                a, b = got[who][1], wget[1]
+        lines.append(f"{site}: {loads.get(site, '')} after its runs")
+        for who in got:
+            if who.startswith("ours") and "wget" in got:
+                a, b = got[who][1], got["wget"][1]
                 only_a, only_b = sorted(a - b), sorted(b - a)
                 lines.append(
                     f"  {who} vs wget: {len(a & b):,} common, {len(only_a):,} only {who}, "
-                    f"{len(only_b):,} only wget"
+                    f"{len(only_b):,} only wget; same pages every run: "
+                    f"{got[who][0].extra.get('same_pages_each_run')}"
                 )
                 lines.extend(f"    only {who}: {u}" for u in only_a[:5])
                 lines.extend(f"    only wget: {u}" for u in only_b[:5])
-                if who.startswith("ours"):
-                    verdicts["set"].append(not only_a and not only_b)
-        if site == "openjdk-17-doc":
-            for who in (f"ours c={n}", "ours c=1"):
-                if who in got:
-                    verdicts["rss"].append(got[who][0].peak_mb < 150)
-        lines.append("")
-    lines.append("Targets")
-
-    def v(key: str) -> str:
-        return c.verdict(all(verdicts[key]) if verdicts.get(key) else None)
-
-    lines.append(f"  >= 3x Scrapy's pages/s: {v('scrapy')}")
-    lines.append(f"  >= wget's pages/s at concurrency 1: {v('wget')}")
-    lines.append(f"  peak RSS < 150 MB on the large site: {v('rss')}")
-    lines.append(f"  same page set as wget: {v('set')}")
-    for site, prof in profiles.items():
-        lines.append("")
-        lines.append(f"Profile of ours on {site} (c={n}):")
-        lines.extend(prof)
+                verdicts.append(not only_a and not only_b)
+        if site == "openjdk-17-doc" and "ours w=1" in got:
+            peak = got["ours w=1"][0].peak_mb
+            lines.append(
+                f"  ours w=1 peak RSS {peak:.1f} MB, target < 120 MB: {c.verdict(peak < 120)}"
+            )
+            verdicts.append(peak < 120)
+    lines.append(f"all targets met: {c.verdict(all(verdicts)) if verdicts else 'n/a'}")
     return "\n".join(lines)
 
 

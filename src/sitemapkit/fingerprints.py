@@ -105,24 +105,36 @@ class SeenUrls:
         :data:`SPILLED` when its probe run reached 255 slots, which the distance
         byte cannot say: then it is looked up and kept in :attr:`spill`.
         """
+        slot, e = self._locate(h)
+        if slot >= 0:
+            self.table[slot] = e
+            return slot
+        if slot == FOUND:
+            return FOUND
+        full = h & FULL
+        if full in self.spill:
+            return FOUND
+        self.spill.add(full)
+        return SPILLED
+
+    def _locate(self, h: int) -> tuple[int, int]:
+        """Where ``h`` would go (an empty slot and its entry), or ``FOUND``/``SPILLED``.
+
+        ``SPILLED`` here means only that the run is too long: look in :attr:`spill`.
+        """
         table, mask = self.table, self.mask
         i = h & mask
         e = (h & HIGH) | 1
         while True:
             v = table[i]
             if not v:
-                table[i] = e
-                return i
+                return i, e
             if v == e:
-                return FOUND
+                return FOUND, e
             i = (i + 1) & mask
             e += 1
             if not e & DISTANCE:
-                full = h & FULL
-                if full in self.spill:
-                    return FOUND
-                self.spill.add(full)
-                return SPILLED
+                return SPILLED, e
 
     def _grow(self) -> None:
         """Double the table and re-insert every entry from the hash its slot encodes."""
@@ -225,19 +237,8 @@ class SeenUrls:
 
     def contains_hash(self, h: int) -> bool:
         """Whether the ``hash()`` value ``h`` is in the set."""
-        table, mask = self.table, self.mask
-        i = h & mask
-        e = (h & HIGH) | 1
-        while True:
-            v = table[i]
-            if not v:
-                return False
-            if v == e:
-                return True
-            i = (i + 1) & mask
-            e += 1
-            if not e & DISTANCE:
-                return h & FULL in self.spill
+        slot = self._locate(h)[0]
+        return slot == FOUND or (slot == SPILLED and h & FULL in self.spill)
 
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and self.contains_hash(hash(url))

@@ -1,12 +1,9 @@
 """Issue 12's quality test: a site that changes between two crawls, and what diff says.
 
-Between the runs, 10% of the pages change their text, 10% change only boilerplate (a
-footer stamp, a CSRF token, an asset hash), some pages are removed (404 and no longer
-linked), some added, one turns ``noindex`` and one changes its title.  The home page
-links to every page, so losing and gaining links is a real change of its content.
-lastmod must move for exactly the pages whose content changed, the removed pages leave
-the sitemap and the new ones join it, and ``diff`` must list exactly these changes,
-compared as sets, in every output format and in both forms (one store, two stores).
+The site and its changes are in :mod:`changes.changed_site`.  lastmod must move for
+exactly the pages whose content changed, the removed pages leave the sitemap and the
+new ones join it, and ``diff`` must list exactly these changes, compared as sets, in
+every output format and in both forms (one store, two stores).
 """
 
 from __future__ import annotations
@@ -15,76 +12,24 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from crawl.changing_site import ChangingSite, serve_changing
+from changes.changed_site import (
+    ADDED,
+    NOINDEX,
+    PAGES,
+    REMOVED,
+    RETITLED,
+    TEXT,
+    crawl,
+    expected,
+)
+from crawl.changing_site import ChangingSite
 from sitemapkit.cli import main
 
-PAGES = 40
-TEXT = {f"/p{i}" for i in (3, 11, 19, 27)}  # 10% change their text
-BOILER = {f"/p{i}" for i in (5, 13, 21, 29)}  # 10% change only boilerplate
-REMOVED = {f"/p{i}" for i in (7, 15, 33)}  # 404 and unlinked
-ADDED = {"/new-1", "/new-2", "/new-3"}
-NOINDEX = "/p9"
-RETITLED = "/p37"
 NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
-
-
-def body(
-    name: str,
-    *,
-    text: str = "",
-    title: str = "",
-    robots: str = "",
-    stamp: str = "",
-    build: str = "",
-) -> str:
-    meta = f'<meta name="robots" content="{robots}">' if robots else ""
-    return (
-        f"<!doctype html><html><head><title>{title or 'Page ' + name}</title>{meta}"
-        f'<meta name="csrf-token" content="tok-{build or "a1"}">'
-        f'<script src="/app.{build or "a1"}.js"></script></head>'
-        f'<body><p>Text of {name}. {text}</p><a href="/">home</a>'
-        f'<input type="hidden" name="csrf" value="tok-{build or "a1"}">'
-        f"<footer>Generated at {stamp or '2024-01-01T00:00:00Z'}</footer></body></html>"
-    )
-
-
-def home(paths: list[str]) -> str:
-    links = "".join(f'<a href="{p}">{p}</a> ' for p in paths)
-    return f"<!doctype html><html><head><title>Home</title></head><body>{links}</body></html>"
-
-
-@pytest.fixture
-def site() -> Iterator[ChangingSite]:
-    paths = [f"/p{i}" for i in range(PAGES)]
-    pages = {p: body(p) for p in paths}
-    pages["/"] = home(paths)
-    # no Last-Modified: lastmod can only come from the content (the harder case)
-    with serve_changing(ChangingSite(pages=pages, last_modified=False)) as served:
-        yield served
-
-
-def change(site: ChangingSite) -> None:
-    for path in TEXT:
-        site.pages[path] = body(path, text="Now with news.")
-    for path in BOILER:
-        site.pages[path] = body(path, stamp="2024-09-09T09:09:09Z", build="b2")
-    for path in REMOVED:
-        del site.pages[path]
-    for path in ADDED:
-        site.pages[path] = body(path)
-    site.pages[NOINDEX] = body(NOINDEX, robots="noindex")
-    site.pages[RETITLED] = body(RETITLED, title="A better title")
-    linked = [p for p in site.pages if p != "/"]
-    site.pages["/"] = home(linked)
-
-
-def crawl(site: ChangingSite, db: Path, out: Path) -> None:
-    assert main(["crawl", site.base + "/", "--db", str(db), "-o", str(out), "--no-map"]) == 0
 
 
 def sitemap(out: Path, base: str) -> dict[str, str | None]:
@@ -96,36 +41,11 @@ def sitemap(out: Path, base: str) -> dict[str, str | None]:
     return entries
 
 
-def expected() -> dict[str, set[str]]:
-    """Each kind of change and the paths that have it."""
-    return {
-        "added": ADDED,
-        "removed": REMOVED,
-        "indexability": {NOINDEX},
-        "title": {RETITLED},
-        # the text group, the noindex page (robots directives count), the new title,
-        # and the home page, whose links changed
-        "content": TEXT | {NOINDEX, RETITLED, "/"},
-    }
-
-
 def by_kind(rows: list[dict[str, str]], base: str) -> dict[str, set[str]]:
     kinds: dict[str, set[str]] = {}
     for row in rows:
         kinds.setdefault(row["change"], set()).add(row["url"].removeprefix(base))
     return kinds
-
-
-@pytest.fixture
-def crawled(site: ChangingSite, tmp_path: Path) -> tuple[ChangingSite, Path, Path]:
-    """Two runs in ``site.sqlite`` (the second after the change); two stores as well."""
-    db = tmp_path / "site.sqlite"
-    crawl(site, db, tmp_path / "one")
-    crawl(site, tmp_path / "old.sqlite", tmp_path / "old")
-    change(site)
-    crawl(site, db, tmp_path / "two")
-    crawl(site, tmp_path / "new.sqlite", tmp_path / "new")
-    return site, db, tmp_path
 
 
 def test_lastmod_moves_for_exactly_the_changed_content_and_the_sitemap_follows(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sitemapkit.crawl import extract
 from sitemapkit.crawl.extract import (
     MAX_LINKS_PER_PAGE,
     MAX_TITLE_LENGTH,
@@ -407,3 +409,54 @@ def test_arbitrary_markup_never_raises(markup: str) -> None:
     facts = page(markup)
     for link in facts.links:
         assert link.url.startswith(("http://", "https://"))
+
+
+# --- huge pages are parsed a segment at a time ---------------------------------------
+
+
+def _huge_page(rows: int = 40_000) -> str:
+    """~3 MB: a table of links, a script and a comment that hold closing block tags."""
+    script = "<script>var s = '</div></tr>'; if (a<b) { x = '</li>'; }</script>"
+    comment = "<!-- </tr></div> a comment with <a href='/not-a-link'>x</a> -->"
+    body = "".join(
+        f'<tr><td><a href="/p/{i}">page {i}</a> text {i}</td></tr>'
+        + (script if i % 5000 == 10 else "")
+        + (comment if i % 7000 == 20 else "")
+        for i in range(rows)
+    )
+    return (
+        '<!doctype html><html><head><title>Huge</title><link rel="canonical" href="/huge">'
+        f"</head><body><h1>All pages</h1><table>{body}</table>"
+        '<a href="/last" rel="nofollow">last</a></body></html>'
+    )
+
+
+def test_segments_cover_the_text_and_never_cut_raw_text() -> None:
+    text = _huge_page()
+    pieces = list(extract.html_segments(text, 100_000))
+    assert "".join(pieces) == text
+    assert len(pieces) > 20
+    for piece in pieces[:-1]:
+        assert re.search(r"</(tr|td|table|li|div|p)\s*>$", piece, re.I), piece[-40:]
+        lower = piece.lower()
+        assert lower.count("<script") == lower.count("</script")
+        assert lower.count("<!--") == lower.count("-->")
+    small = "<title>x</title><p>one</p>"
+    assert list(extract.html_segments(small)) == [small]
+
+
+def test_a_huge_page_parsed_in_segments_gives_the_whole_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    body = _huge_page().encode()
+    assert len(body) > 2 * extract.PARSE_SEGMENT_CHARS  # really segmented
+    url = "http://example.test/huge"
+    headers = {"Content-Type": "text/html"}
+    segmented = extract_page(body, url=url, headers=headers)
+    monkeypatch.setattr(extract, "html_segments", lambda text: iter([text]))
+    whole = extract_page(body, url=url, headers=headers)
+    assert segmented.links == whole.links
+    assert len(segmented.links) == 20_000  # the link cap still holds, and says so
+    assert segmented.links_dropped == whole.links_dropped == 40_001 - 20_000
+    assert (segmented.title, segmented.h1, segmented.canonical) == ("Huge", "All pages", url)
+    assert segmented.fingerprint == whole.fingerprint

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitemapkit.crawl import significance
 from sitemapkit.crawl.extract import extract_page
 
 BASE = "http://example.test/page"
@@ -64,3 +71,61 @@ def test_significant_changes_move_the_fingerprint() -> None:
     prints = [fingerprint(body) for body in changes]
     assert first not in prints
     assert len(set(prints)) == len(prints)
+
+
+# --- the stamp fast path equals the plain substitution ----------------------------------
+
+_STAMP_PIECES = [
+    "generated ",
+    "Rendered at ",
+    "BUILT: ",
+    "cached on ",
+    "served in",
+    "compiled",
+    "2024-05-01",
+    "T10:00:00Z",
+    "12:30",
+    " built-in ",
+]
+_STAMP_ALPHABET = (
+    "GgeEnNrRaAtTdDbBuUiIlLcChHsSvVoOmMpP0123456789-:T Z+.\t\n\u00a0x\u0130\u0131\u017f\u212a"
+)
+
+
+def _plain(text: str) -> str:
+    return significance._SPACE.sub(" ", significance._STAMP.sub(" ", text)).strip()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_STAMP_PIECES) | st.text(_STAMP_ALPHABET, max_size=6), max_size=12))
+def test_drop_stamps_equals_the_plain_substitution(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert significance.drop_stamps(text) == significance._STAMP.sub(" ", text)
+    assert " ".join(significance.drop_stamps(text).split()) == _plain(text)
+
+
+def test_drop_stamps_on_written_cases() -> None:
+    cases = [
+        "Page generated at 2024-05-01T10:00:00Z by Hugo",
+        "xgenerated 2024-05-01 stays (no word boundary)",
+        "Built: 12:30 and served on 2024-01-02 12:00, cached 3:04:05",
+        "built-in functions, rendered in 2024",  # words without a stamp
+        "ſerved 2024-05-01 and COMPİLED 2024-05-01",  # odd case folds: the plain path
+        "generatedgenerated 2024-05-01",
+        "",
+    ]
+    for text in cases:
+        assert significance.drop_stamps(text) == significance._STAMP.sub(" ", text)
+
+
+def test_the_odd_case_folds_are_all_known() -> None:
+    """Every character the case-blind stamp pattern takes for one of its ASCII letters and
+    ``str.lower`` does not map to it is in ``_FOLD_ODD`` (else the fast path could miss)."""
+    letters = sorted(set("".join(significance._STAMP_WORDS) + "atonin"))
+    pattern = re.compile("[" + "".join(letters) + "]", re.IGNORECASE)
+    odd = {
+        chr(c)
+        for c in range(sys.maxunicode + 1)
+        if pattern.fullmatch(chr(c)) and chr(c).lower() not in letters
+    }
+    assert odd == set(significance._FOLD_ODD)

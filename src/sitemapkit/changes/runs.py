@@ -35,6 +35,8 @@ class Diff:
     changes: Iterator[Change]
     #: Things the reader should know (a side that did not finish ...).
     notes: list[str] = field(default_factory=list)
+    #: The newest run of the (later) store.
+    last_run: int = 0
 
 
 def _open(spec: str | Path, stack: ExitStack) -> CrawlStore:
@@ -79,7 +81,7 @@ def _changes(pairs: Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]) -> I
 def runs_of_one_store(
     db: str | Path, run_a: int | None = None, run_b: int | None = None
 ) -> Iterator[Diff]:
-    """Compare two runs of ``db`` (default: the last two)."""
+    """Compare two runs of ``db`` (default: the last two; ``run_a`` alone: with the last)."""
     with ExitStack() as stack:
         store = _open(db, stack)
         runs = store.runs()
@@ -89,14 +91,15 @@ def runs_of_one_store(
                 "(crawl again with the same --db, or give two stores)",
                 value=str(db),
             )
-        if run_a is None or run_b is None:
-            run_a, run_b = runs[-2].id, runs[-1].id
+        run_b = runs[-1].id if run_b is None else run_b
+        run_a = runs[-2].id if run_a is None else run_a
         before, after = (
             Side(str(db), _pick(store, runs, run_a)),
             Side(str(db), _pick(store, runs, run_b)),
         )
         pairs = store.changes_between(run_a, run_b)
-        yield Diff(before, after, _changes(pairs), _unfinished(before) + _unfinished(after))
+        notes = _unfinished(before) + _unfinished(after)
+        yield Diff(before, after, _changes(pairs), notes, runs[-1].id)
 
 
 def _last_run(store: CrawlStore, spec: str | Path) -> RunRow:
@@ -114,4 +117,5 @@ def last_runs_of_two_stores(old: str | Path, new: str | Path) -> Iterator[Diff]:
         run_a, run_b = _last_run(a, old), _last_run(b, new)
         before, after = Side(str(old), run_a), Side(str(new), run_b)
         pairs = merge_by_url(a.facts_at(run_a.id), b.facts_at(run_b.id))
-        yield Diff(before, after, _changes(pairs), _unfinished(before) + _unfinished(after))
+        notes = _unfinished(before) + _unfinished(after)
+        yield Diff(before, after, _changes(pairs), notes, run_b.id)

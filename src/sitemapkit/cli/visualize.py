@@ -14,10 +14,10 @@ from pathlib import Path
 import click
 
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError
+from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError, StoreError
 from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, publish_visual_map
 from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, read_tree
-from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, paused_gc
+from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, SiteTree, paused_gc
 
 
 def _size(n: int) -> str:
@@ -58,6 +58,16 @@ def _size(n: int) -> str:
     show_default=True,
     help='Children shown per node before the rest fold into "+N more".',
 )
+@click.option(
+    "--diff",
+    "diff_runs",
+    is_flag=False,
+    flag_value="last",
+    default=None,
+    metavar="[RUN_A[..RUN_B]]",
+    help="Colour a crawl store's pages by change since RUN_A (default: the run before "
+    "the last): new, gone, changed, same. RUN_B, if given, must be the last run.",
+)
 @click.pass_context
 def visualize(
     ctx: click.Context,
@@ -68,6 +78,7 @@ def visualize(
     layout: str,
     color: str,
     max_children: int,
+    diff_runs: str | None,
 ) -> int:
     """Draw an interactive visual sitemap of SOURCE as one HTML file.
 
@@ -78,9 +89,45 @@ def visualize(
     # collector would only rescan them (about a tenth of a 100,000-page run).
     # The tree is freed by reference counting when _run returns, before the
     # collector is back on, so it never scans it.
+    tree: SiteTree | None = None
+    if diff_runs is not None:
+        tree = _diff_tree(source, diff_runs)
+        if tree is None:
+            ctx.exit(ExitStatus.USAGE)
+        if color == "section":  # the point of --diff, unless another colour was asked for
+            color = "change"
     with paused_gc():
-        code = _run(ctx, source, output, title, view, layout, color, max_children)
+        code = _run(ctx, source, output, title, view, layout, color, max_children, tree)
     ctx.exit(code)
+
+
+def _diff_runs(spec: str) -> tuple[int | None, int | None]:
+    """``last`` (the flag alone), ``A`` or ``A..B`` as run numbers."""
+    if spec == "last":
+        return None, None
+    first, dots, second = spec.partition("..")
+    if not first.isdigit() or (dots and not second.isdigit()):
+        raise click.UsageError(f"--diff {spec!r}: give RUN_A or RUN_A..RUN_B (run numbers)")
+    return int(first), int(second) if dots else None
+
+
+def _diff_tree(source: str, spec: str) -> SiteTree | None:
+    """The store's last run coloured by change (``None`` after saying why not)."""
+    from sitemapkit.changes.mapped import diff_records
+
+    try:
+        run_a, run_b = _diff_runs(spec)
+        before, after, records = diff_records(source, run_a, run_b)
+        with paused_gc():
+            tree = SiteTree.from_records(records)
+    except click.UsageError as exc:
+        click.echo(f"sitemapkit: error: {exc.format_message()}", err=True)
+        return None
+    except (InputError, StoreError) as exc:
+        click.echo(f"sitemapkit: error: {exc}", err=True)
+        return None
+    click.echo(f"changes from run {before.run.id} to run {after.run.id}", err=True)
+    return tree
 
 
 def _run(
@@ -92,12 +139,13 @@ def _run(
     layout: str,
     color: str,
     max_children: int,
+    tree: SiteTree | None = None,
 ) -> int:
     started = time.perf_counter()
-    report = SourceReport()
+    report = SourceReport(kind="crawl" if tree is not None else "")
     try:
         result = publish_visual_map(
-            read_tree(source, report),
+            read_tree(source, report) if tree is None else tree,
             output,
             title=title,
             source_kind=report.kind,

@@ -62,6 +62,8 @@ class CrawlConfig:
     render_timeout: float = 15.0
     #: ``--render-concurrency``: pages rendered at once.
     render_concurrency: int = 2
+    #: ``--workers``: processes that parse pages (1: the crawl's own; see ``parsepool``).
+    workers: int = 1
 
     def validate(self) -> CrawlConfig:
         """Raise :class:`InputError` for settings that cannot work; return self."""
@@ -72,6 +74,8 @@ class CrawlConfig:
             raise InputError(f'--query must be one of {", ".join(QUERY_MODES)}, not "{self.query}"')
         if self.concurrency < 1 or self.per_host < 1:
             raise InputError("--concurrency and --per-host must be at least 1")
+        if self.workers < 1:
+            raise InputError("--workers must be at least 1")
         if self.rate is not None and self.rate <= 0:
             raise InputError("--rate must be a positive number of requests per second")
         for pattern in (*self.include, *self.exclude):

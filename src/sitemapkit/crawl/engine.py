@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import aiohttp
 
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
-from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts, extract_page
+from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
-from sitemapkit.crawl.heap import BIG_BODY, trim_heap
+from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness, origin_of
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
@@ -163,6 +163,7 @@ class Crawler:
         traps: TrapChecker | None = None,
         follow_links: bool = True,
         renderer: Renderer | None = None,
+        parser: PageParser | None = None,
     ) -> None:
         self.config = config.validate()
         #: False fetches and judges the queued URLs only (the audit's listed URLs the
@@ -176,6 +177,8 @@ class Crawler:
         self.policy = query_policy(config.query)
         self.spell_policy = dataclasses.replace(self.policy, order="keep")
         self.scope = ScopeRule(config)
+        #: Where pages are parsed (``--workers``): in-process, or a pool of processes.
+        self.parser = parser or make_parser(config.workers, self.spell_policy)
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
@@ -310,6 +313,7 @@ class Crawler:
         deadline = asyncio.timeout_at(self._deadline())
         try:
             async with deadline:
+                await self.parser.start()
                 if self.config.seed_from_sitemaps:
                     await self._seed_from_sitemaps(start, session)
                 ticker = asyncio.create_task(self._tick())
@@ -339,6 +343,7 @@ class Crawler:
                 await session.close()
             if self.renderer is not None:
                 await self.renderer.close()
+            await self.parser.close()
             self._close(finished, failed)
         return self._result(start)
 
@@ -645,9 +650,12 @@ class Crawler:
             out.reason = "not-html"
             self._finish(item, out)
             return
-        facts = extract_page(
-            response.body, url=item.spelling, headers=response.headers, policy=self.spell_policy
-        )
+        try:
+            facts = await self.parser.parse(response.body, item.spelling, response.headers)
+        except ParseFailed as exc:
+            out.reason, out.detail = "parse-failed", str(exc)
+            self._finish(item, out)
+            return
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
                 item.spelling, response.body, response.headers, facts
@@ -655,8 +663,6 @@ class Crawler:
             if rendered is not None:
                 out.render, out.render_why = rendered.status, rendered.why
                 out.rendered_links = rendered.only_rendered
-        if len(response.body) >= BIG_BODY:
-            trim_heap()
         out.etag = response.headers.get("ETag")
         out.last_modified = response.headers.get("Last-Modified")
         out.fingerprint = facts.fingerprint

@@ -31,7 +31,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
@@ -98,6 +98,12 @@ _SELECTOR: Final = (
     "frame[src], h1, script[type]"
 )
 _WS = re.compile(r"\s+")
+#: Characters of HTML parsed as one tree (see :func:`html_segments`).
+PARSE_SEGMENT_CHARS: Final = 1 << 20
+_BLOCK_END = re.compile(r"</(?:tr|li|div|p|dd|dt|td|tbody|table|ul|ol|section|article)\s*>", re.I)
+_RAW_TEXT = re.compile(
+    r"<(script|style|template|textarea|!--)|</(script|style|template|textarea)\s*>|-->", re.I
+)
 _BOT_NAME = re.compile(r"[a-z0-9_.-]+")
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.+-]+)""", re.IGNORECASE
@@ -380,6 +386,67 @@ def _json_ld_modified(text: str) -> str | None:
 # --- the page ----------------------------------------------------------------------
 
 
+@dataclass(slots=True)
+class _Found:
+    """What the element pass gathered, over every segment of the page."""
+
+    title: str | None = None
+    h1: str | None = None
+    base_href: str | None = None
+    meta_refresh: str | None = None
+    canonicals: list[str] = field(default_factory=list)
+    alternates: dict[tuple[str, str], Alternate] = field(default_factory=dict)
+    meta_robots: list[str] = field(default_factory=list)
+    lastmod_meta: dict[str, str] = field(default_factory=dict)
+    jsonld: list[str] = field(default_factory=list)
+    #: ``(href, nofollow, kind)`` of every link element, in document order.
+    links: list[tuple[str, bool, str]] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+
+
+def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
+    """``text`` in pieces of about ``size`` characters, each cut after a closing block tag.
+
+    Why: the parser's tree costs about 12 bytes per byte of HTML (a 6 MB page, the JDK's
+    ``class-use/String.html``, took 72 MB), so a huge page is parsed a piece at a time,
+    one tree alive at once, and every link of it is still read.  A piece ends right after
+    a ``</tr>``, ``</li>``, ``</div>``... that is not inside a script, style, comment,
+    template or textarea; a page without such a place is parsed whole.  Pages up to
+    ``size`` are one piece: the same parse as ever.
+    """
+    start = 0
+    while len(text) - start > size:
+        cut = _safe_cut(text, start, start + size)
+        if cut is None:
+            break
+        yield text[start:cut]
+        start = cut
+    yield text[start:]
+
+
+def _safe_cut(text: str, start: int, at: int) -> int | None:
+    """The end of the first closing block tag after ``at`` outside raw text, or None."""
+    for tries, m in enumerate(_BLOCK_END.finditer(text, at)):
+        if tries >= 64:
+            return None
+        if _balanced(text, start, m.end()):
+            return m.end()
+    return None
+
+
+def _balanced(text: str, start: int, end: int) -> bool:
+    """True when no script, style, comment, template or textarea is open at ``end``."""
+    open_kind: str | None = None
+    for m in _RAW_TEXT.finditer(text, start, end):
+        opener, closer = m.group(1), m.group(2)
+        if open_kind is None:
+            if opener is not None:
+                open_kind = opener.lower()
+        elif (closer or "").lower() == open_kind or (open_kind == "!--" and m.group(0) == "-->"):
+            open_kind = None
+    return open_kind is None
+
+
 def _text(node: Any) -> str | None:
     raw = node.text(deep=True)
     if not raw:
@@ -404,6 +471,68 @@ def _refresh_target(content: str | None) -> str | None:
     return target or None
 
 
+def _collect(parser: LexborHTMLParser, found: _Found) -> None:
+    """Gather the elements of interest of one parsed segment, in document order."""
+    for node in parser.css(_SELECTOR):
+        tag = node.tag
+        attrs = node.attributes
+        if tag in {"a", "area"}:
+            href = attrs.get("href")
+            if href is not None:
+                found.links.append((href, "nofollow" in _rel_tokens(attrs.get("rel")), tag))
+        elif tag == "img":
+            src = attrs.get("src")
+            if not src or src.lstrip().lower().startswith("data:"):
+                src = attrs.get("data-src") or src
+            if src and len(found.images) < MAX_IMAGES_PER_URL * 4:
+                found.images.append(src)
+        elif tag == "meta":
+            name = (attrs.get("name") or "").strip().lower()
+            content = attrs.get("content")
+            if name in _OUR_BOTS and content:
+                found.meta_robots.append(content)
+                continue
+            prop = (attrs.get("property") or name).strip().lower()
+            if prop in _LASTMOD_META and content and prop not in found.lastmod_meta:
+                found.lastmod_meta[prop] = content
+                continue
+            if (attrs.get("itemprop") or "").strip() == "dateModified" and content:
+                found.lastmod_meta.setdefault("itemprop:dateModified", content)
+                continue
+            equiv = (attrs.get("http-equiv") or "").strip().lower()
+            if equiv == "refresh" and found.meta_refresh is None:
+                found.meta_refresh = _refresh_target(content)
+        elif tag == "link":
+            rel = _rel_tokens(attrs.get("rel"))
+            href = attrs.get("href")
+            if href is None:
+                continue
+            if "canonical" in rel:
+                found.canonicals.append(href)
+            elif "alternate" in rel:
+                lang = (attrs.get("hreflang") or "").strip()
+                if lang:
+                    found.alternates.setdefault((lang.lower(), href), Alternate(lang, href))
+        elif tag == "title":
+            if found.title is None:
+                found.title = _text(node)
+        elif tag == "base":
+            if found.base_href is None:
+                found.base_href = attrs.get("href")
+        elif tag == "h1":
+            if found.h1 is None:
+                found.h1 = _text(node)
+        elif tag == "script":
+            if (attrs.get("type") or "").strip().lower() == "application/ld+json":
+                content_text = node.text(deep=True)
+                if content_text:
+                    found.jsonld.append(content_text)
+        elif tag in ("iframe", "frame"):
+            src = attrs.get("src")
+            if src:
+                found.links.append((src, False, "frame"))
+
+
 def extract_page(
     body: bytes,
     *,
@@ -423,78 +552,17 @@ def extract_page(
     page_url = page_norm or url
     content_type = next(iter(_header_values(headers, "content-type")), None)
     text, encoding = decode_body(body, content_type)
-    parser = LexborHTMLParser(text)
-
-    title: str | None = None
-    h1: str | None = None
-    base_href: str | None = None
-    html_canonicals: list[str] = []
-    alternates: dict[tuple[str, str], Alternate] = {}
-    meta_robots: list[str] = []
-    meta_refresh_raw: str | None = None
-    lastmod_meta: dict[str, str] = {}
-    jsonld: list[str] = []
-    raw_links: list[tuple[str, bool, str]] = []
-    raw_images: list[str] = []
-
-    for node in parser.css(_SELECTOR):
-        tag = node.tag
-        attrs = node.attributes
-        if tag in {"a", "area"}:
-            href = attrs.get("href")
-            if href is not None:
-                raw_links.append((href, "nofollow" in _rel_tokens(attrs.get("rel")), tag))
-        elif tag == "img":
-            src = attrs.get("src")
-            if not src or src.lstrip().lower().startswith("data:"):
-                src = attrs.get("data-src") or src
-            if src and len(raw_images) < MAX_IMAGES_PER_URL * 4:
-                raw_images.append(src)
-        elif tag == "meta":
-            name = (attrs.get("name") or "").strip().lower()
-            content = attrs.get("content")
-            if name in _OUR_BOTS and content:
-                meta_robots.append(content)
-                continue
-            prop = (attrs.get("property") or name).strip().lower()
-            if prop in _LASTMOD_META and content and prop not in lastmod_meta:
-                lastmod_meta[prop] = content
-                continue
-            if (attrs.get("itemprop") or "").strip() == "dateModified" and content:
-                lastmod_meta.setdefault("itemprop:dateModified", content)
-                continue
-            equiv = (attrs.get("http-equiv") or "").strip().lower()
-            if equiv == "refresh" and meta_refresh_raw is None:
-                meta_refresh_raw = _refresh_target(content)
-        elif tag == "link":
-            rel = _rel_tokens(attrs.get("rel"))
-            href = attrs.get("href")
-            if href is None:
-                continue
-            if "canonical" in rel:
-                html_canonicals.append(href)
-            elif "alternate" in rel:
-                lang = (attrs.get("hreflang") or "").strip()
-                if lang:
-                    alternates.setdefault((lang.lower(), href), Alternate(lang, href))
-        elif tag == "title":
-            if title is None:
-                title = _text(node)
-        elif tag == "base":
-            if base_href is None:
-                base_href = attrs.get("href")
-        elif tag == "h1":
-            if h1 is None:
-                h1 = _text(node)
-        elif tag == "script":
-            if (attrs.get("type") or "").strip().lower() == "application/ld+json":
-                content_text = node.text(deep=True)
-                if content_text:
-                    jsonld.append(content_text)
-        elif tag in ("iframe", "frame"):
-            src = attrs.get("src")
-            if src:
-                raw_links.append((src, False, "frame"))
+    found = _Found()
+    texts: list[str] = []
+    for segment in html_segments(text):
+        parser = LexborHTMLParser(segment)
+        _collect(parser, found)
+        texts.append(visible_text(parser))  # last: it strips the code elements from the tree
+        del parser  # one segment's tree at a time
+    title, h1, base_href = found.title, found.h1, found.base_href
+    html_canonicals, alternates, meta_robots = found.canonicals, found.alternates, found.meta_robots
+    meta_refresh_raw, lastmod_meta, jsonld = found.meta_refresh, found.lastmod_meta, found.jsonld
+    raw_links, raw_images = found.links, found.images
 
     # The document base: <base href> resolved against the URL (only http(s) counts).
     def res(href: str, base: str | None) -> str | None:
@@ -607,7 +675,7 @@ def extract_page(
     noindex = m_noindex or h_noindex
     nofollow = m_nofollow or h_nofollow
     fingerprint = content_fingerprint(
-        text=visible_text(parser),  # last: it strips the code elements from the tree
+        text=" ".join(t for t in texts if t),
         title=title,
         canonical=canonical,
         noindex=noindex,

@@ -30,7 +30,9 @@ _PLAIN = re.compile(
 class LeanLane(NodeBuilder):
     """:meth:`_fast_feed`: plain entries as tuples, the rest as nodes."""
 
-    def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+    # One inlined scan loop over the buffer, on purpose: a helper call per entry costs
+    # as much as the work (the lane-equals-nodes tests hold it to the slow path).
+    def _fast_feed(self, data: bytes, final: bool, start: int = 0) -> None:  # noqa: PLR0915
         buf = self._pend + data if self._pend else data
         pos = start
         run = -1  # start of plain entries (and blanks between) not yet given to expat

@@ -77,7 +77,9 @@ _LOC_HEADS = re.compile(r"<loc>([^<]*)</loc>")
 class LocLane(NodeBuilder):
     """:meth:`_locs_feed`: the locs of a urlset, in runs where it can."""
 
-    def _locs_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+    # One inlined scan loop over the buffer, on purpose: a helper call per entry costs
+    # as much as the work (the lane-equals-nodes tests hold it to the slow path).
+    def _locs_feed(self, data: bytes, final: bool, start: int = 0) -> None:  # noqa: C901, PLR0912, PLR0915
         """The lean lane when only locs are wanted (``sitemapkit urls``): any ``<url>``
         whose first child is a plain ``<loc>`` gives its loc, and the whole entry goes to
         expat with no Python handlers set, so it is still checked but no node is built."""

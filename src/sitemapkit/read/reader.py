@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -171,49 +171,58 @@ def to_news(node: Node) -> News:
     )
 
 
-def to_url_entry(node: Node, core_ns: str) -> UrlEntry | None:
-    """The :class:`UrlEntry` of a ``url`` node (values verbatim), or ``None`` without a loc."""
-    loc = lastmod = changefreq = priority = None
-    images: list[Image] = []
-    videos: list[Video] = []
+_CORE_FIELDS: Final = frozenset({"loc", "lastmod", "changefreq", "priority"})
+
+
+@dataclass
+class _Extensions:
+    """The extension children of one ``url`` node, gathered in document order."""
+
+    images: list[Image] = field(default_factory=list)
+    videos: list[Video] = field(default_factory=list)
+    alternates: list[Alternate] = field(default_factory=list)
     news: News | None = None
-    alternates: list[Alternate] = []
-    for c in node.children:
-        ns = c.ns
-        if ns in (core_ns, ""):
-            name = c.name
-            if name == "loc":
-                loc = loc or c.text.strip()
-            elif name == "lastmod":
-                lastmod = lastmod or c.text.strip()
-            elif name == "changefreq":
-                changefreq = changefreq or c.text.strip()
-            elif name == "priority":
-                priority = priority or c.text.strip()
-        elif ns == IMAGE_NS:
-            if c.name == "image":
-                images.append(to_image(c))
-        elif ns == VIDEO_NS:
-            if c.name == "video":
-                videos.append(to_video(c))
-        elif ns == NEWS_NS:
-            if c.name == "news" and news is None:
-                news = to_news(c)
-        elif ns == XHTML_NS and c.name == "link":
+
+    def take(self, c: Node) -> None:
+        ns, name = c.ns, c.name
+        if ns == IMAGE_NS and name == "image":
+            self.images.append(to_image(c))
+        elif ns == VIDEO_NS and name == "video":
+            self.videos.append(to_video(c))
+        elif ns == NEWS_NS and name == "news" and self.news is None:
+            self.news = to_news(c)
+        elif ns == XHTML_NS and name == "link":
             a = c.attrs
             if a.get("rel") == "alternate" and "hreflang" in a and "href" in a:
-                alternates.append(Alternate(a["hreflang"].strip(), a["href"].strip()))
+                self.alternates.append(Alternate(a["hreflang"].strip(), a["href"].strip()))
+
+
+def to_url_entry(node: Node, core_ns: str) -> UrlEntry | None:
+    """The :class:`UrlEntry` of a ``url`` node (values verbatim), or ``None`` without a loc.
+
+    A core field's first non-empty value counts (an empty ``<loc/>`` before a real
+    one does not hide it).
+    """
+    core: dict[str, str] = {}
+    ext = _Extensions()
+    for c in node.children:
+        if c.ns in (core_ns, ""):
+            if c.name in _CORE_FIELDS and not core.get(c.name):
+                core[c.name] = c.text.strip()
+        else:
+            ext.take(c)
+    loc = core.get("loc")
     if not loc:
         return None
     return UrlEntry(
         loc=loc,
-        lastmod=lastmod or None,
-        changefreq=changefreq or None,
-        priority=priority or None,
-        images=tuple(images),
-        videos=tuple(videos),
-        news=news,
-        alternates=tuple(alternates),
+        lastmod=core.get("lastmod") or None,
+        changefreq=core.get("changefreq") or None,
+        priority=core.get("priority") or None,
+        images=tuple(ext.images),
+        videos=tuple(ext.videos),
+        news=ext.news,
+        alternates=tuple(ext.alternates),
     )
 
 

@@ -17,7 +17,9 @@ from sitemapkit.read.xmlcore import _AFTER_NAME, _BLANK_GAP, _CONTINUATION, _MAX
 class StrictFeed(NodeBuilder):
     """:meth:`_strict_feed`: :class:`~sitemapkit.read.lanes.Block` runs, the rest as nodes."""
 
-    def _strict_feed(self, data: bytes, final: bool, start: int = 0) -> None:
+    # One inlined scan loop over the buffer, on purpose: a helper call per entry costs
+    # as much as the work (the lane-equals-nodes tests hold it to the slow path).
+    def _strict_feed(self, data: bytes, final: bool, start: int = 0) -> None:  # noqa: C901, PLR0912, PLR0915
         buf = self._pend + data if self._pend else data
         lane = self._lane
         assert lane is not None

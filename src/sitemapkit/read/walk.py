@@ -114,6 +114,19 @@ def is_unreadable(f: Finding) -> bool:
     return f.code in UNREADABLE_CODES or f.code.startswith("http-")
 
 
+@dataclass
+class _Reading:
+    """What :meth:`SitemapWalker._read` learns while it parses (read again on a problem)."""
+
+    parser: XmlStreamParser | TextParser | None = None
+    got_bytes: bool = False
+
+
+def _unreachable(p: SourceProblem) -> bool:
+    """A problem that means no byte of the file could be had (not a file cut short)."""
+    return p.code.startswith("http-") or p.code in {"fetch-failed", "limit-timeout"}
+
+
 def _is_home(url: str) -> bool:
     parts = urlsplit(url)
     return parts.path in ("", "/") and not parts.query
@@ -254,38 +267,42 @@ class Walker:
             async for ev in self._read(doc):
                 yield ev
             return
-        parts = urlsplit(source)
-        if parts.path.lower().endswith("/robots.txt") or _is_home(source):
-            session = await self._get_session()
-            robots_doc = Doc(source=source, url=source, kind="robots")
-            if _is_home(source):
-                urls, findings = await discover(source, session, self.limits, self.guard)
-            else:
-                urls, findings = await self._robots(source, session)
-            for f in findings:
-                yield Event("finding", Doc(source=f.source, url=f.source, kind="robots"), finding=f)
-            if not urls:
-                yield Event(
-                    "unreadable",
-                    robots_doc,
-                    finding=_finding(
-                        robots_doc,
-                        "sitemap-not-found",
-                        Severity.ERROR,
-                        "no sitemap found (robots.txt and well-known paths)",
-                    ),
-                )
-                return
-            for url in urls:
-                doc = Doc(source=url, url=url)
-                self.tops.append(doc)
-                async for ev in self._read(doc):
-                    yield ev
+        if urlsplit(source).path.lower().endswith("/robots.txt") or _is_home(source):
+            async for ev in self._walk_discovered(source):
+                yield ev
             return
         doc = Doc(source=source, url=source, given=True)
         self.tops.append(doc)
         async for ev in self._read(doc):
             yield ev
+
+    async def _walk_discovered(self, source: str) -> AsyncIterator[Event]:
+        """The sitemaps a robots.txt names, or those a home page leads to."""
+        session = await self._get_session()
+        robots_doc = Doc(source=source, url=source, kind="robots")
+        if _is_home(source):
+            urls, findings = await discover(source, session, self.limits, self.guard)
+        else:
+            urls, findings = await self._robots(source, session)
+        for f in findings:
+            yield Event("finding", Doc(source=f.source, url=f.source, kind="robots"), finding=f)
+        if not urls:
+            yield Event(
+                "unreadable",
+                robots_doc,
+                finding=_finding(
+                    robots_doc,
+                    "sitemap-not-found",
+                    Severity.ERROR,
+                    "no sitemap found (robots.txt and well-known paths)",
+                ),
+            )
+            return
+        for url in urls:
+            doc = Doc(source=url, url=url)
+            self.tops.append(doc)
+            async for ev in self._read(doc):
+                yield ev
 
     async def _local_robots(self, path: str) -> AsyncIterator[Event]:
         base = self.sitemap_url or "http://localhost/"
@@ -348,64 +365,75 @@ class Walker:
         self._visited.add(self._key(doc))
         yield Event("start", doc)
         decoder = Decoder(self.limits.max_decompressed_bytes)
-        parser: XmlStreamParser | TextParser | None = None
-        got_bytes = False
-        head = b""
+        st = _Reading()
         try:
-            async with aclosing(self._chunks(doc)) as chunks:
-                async for raw in chunks:
-                    got_bytes = True
-                    for data in decoder.feed(raw):
-                        if parser is None:
-                            head += data
-                            parser = self._choose(doc, head, final=False)
-                            if parser is None:
-                                continue
-                            data, head = head, b""
-                            doc.gzip = bool(decoder.gzip)
-                        parser.feed(data)
-                        for ev in self._drain(doc, parser):
-                            yield ev
-            data = decoder.finish()
-            if parser is None:
-                head += data
-                parser = self._choose(doc, head, final=True)
-                data = head
-                doc.gzip = bool(decoder.gzip)
-            assert parser is not None
-            parser.feed(data, True)
-            for ev in self._drain(doc, parser):
-                yield ev
+            async with aclosing(self._parse(doc, decoder, st)) as events:
+                async for ev in events:
+                    yield ev
         except OSError as exc:
             yield self._missing(doc, f"cannot be read: {exc.strerror or exc}", "file-unreadable")
             return
         except SourceProblem as p:
-            if not got_bytes and (
-                p.code.startswith("http-") or p.code in {"fetch-failed", "limit-timeout"}
-            ):
+            if not st.got_bytes and _unreachable(p):
                 yield self._missing(doc, p.message, p.code)
                 return
             doc.stopped = True
             yield Event("finding", doc, finding=_finding(doc, p.code, Severity.ERROR, p.message))
         except ParseProblem as p:
-            doc.stopped = True
-            if parser is not None:
-                for ev in self._drain(doc, parser):
-                    yield ev
-            sev = Severity.ERROR
-            yield Event(
-                "finding", doc, finding=_finding(doc, p.code, sev, p.message, p.line, p.col)
-            )
+            for ev in self._stopped(doc, st.parser, p):
+                yield ev
+        self._settle(doc, st.parser, decoder)
+        yield Event("end", doc)
+        if doc.kind == "sitemapindex" and self.follow:
+            async for ev in self._follow(doc):
+                yield ev
+
+    async def _parse(self, doc: Doc, decoder: Decoder, st: _Reading) -> AsyncGenerator[Event, None]:
+        """Fetch, decode and parse ``doc``, choosing the parser from its first bytes."""
+        head = b""
+        async with aclosing(self._chunks(doc)) as chunks:
+            async for raw in chunks:
+                st.got_bytes = True
+                for data in decoder.feed(raw):
+                    if st.parser is None:
+                        head += data
+                        st.parser = self._choose(doc, head, final=False)
+                        if st.parser is None:
+                            continue
+                        data, head = head, b""
+                        doc.gzip = bool(decoder.gzip)
+                    st.parser.feed(data)
+                    for ev in self._drain(doc, st.parser):
+                        yield ev
+        data = decoder.finish()
+        if st.parser is None:
+            st.parser = self._choose(doc, head + data, final=True)
+            data = head + data
+            doc.gzip = bool(decoder.gzip)
+        assert st.parser is not None
+        st.parser.feed(data, True)
+        for ev in self._drain(doc, st.parser):
+            yield ev
+
+    def _stopped(
+        self, doc: Doc, parser: XmlStreamParser | TextParser | None, p: ParseProblem
+    ) -> list[Event]:
+        """What a parse that stopped at ``p`` still has to say: its last nodes, then ``p``."""
+        doc.stopped = True
+        events = self._drain(doc, parser) if parser is not None else []
+        f = _finding(doc, p.code, Severity.ERROR, p.message, p.line, p.col)
+        events.append(Event("finding", doc, finding=f))
+        return events
+
+    @staticmethod
+    def _settle(doc: Doc, parser: XmlStreamParser | TextParser | None, decoder: Decoder) -> None:
+        """Take the parser's facts into ``doc`` and name its kind."""
         if isinstance(parser, TextParser):
             doc.facts.entries = parser.entries
             doc.facts.byte_size = decoder.out_bytes
         elif parser is not None:
             doc.facts = parser.facts
         _set_kind(doc)
-        yield Event("end", doc)
-        if doc.kind == "sitemapindex" and self.follow:
-            async for ev in self._follow(doc):
-                yield ev
 
     def _drain(self, doc: Doc, parser: XmlStreamParser | TextParser) -> list[Event]:
         """The events of what ``parser`` has finished: its nodes, then lines it refused."""

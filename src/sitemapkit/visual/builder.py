@@ -235,10 +235,20 @@ class Builder:
             if rec.redirect_to:
                 self.redirect[row] = rec.redirect_to
             if rec.extra:
+                if "change" in rec.extra:  # visualize --diff
+                    self._change(row, rec.extra)
                 for key in PARENT_KEYS:
                     if rec.extra.get(key):
                         self.found_from[row] = rec.extra[key]
                         break
+
+    def _change(self, row: int, extra: dict[str, str]) -> None:
+        """The page's change (``new``/``gone``/``changed``/``same``) and what changed."""
+        s = self.strings
+        for key, value in (("g", extra["change"]), ("gw", extra.get("changes"))):
+            col = self.cols.setdefault(key, [])
+            col.extend([0] * (row - len(col)))  # rows before it had none
+            col.append(s(value))
 
     def add_urls(self, rows: Iterable[UrlRow], lastmod_source: str = "sitemap") -> None:
         """Sitemap entries or listed URLs: only the URL and (maybe) its lastmod.
@@ -319,6 +329,8 @@ class Builder:
         rows = self.row_count
         for key, col in self.cols.items():
             default = COLUMN_DEFAULTS[key]
+            if key in ("g", "gw"):  # set only from the first page with a change on
+                col.extend([default] * (rows - len(col)))
             if len(col) == rows and col.count(default) != rows:
                 col.append(default)  # row -1 (a virtual node) reads the default
                 tree.cols[key] = col

@@ -177,6 +177,9 @@ def render_html(
         raise ValueError(f"unknown view/layout/color: {view!r} {layout!r} {color!r}")
     if view == "depth" and not tree.has_depth_tree:
         view = "path"
+    diffed = "g" in tree.cols  # the change colours only mean something on a --diff map
+    if color == ColorMode.CHANGE and not diffed:
+        color = "section"
     generated = generated or datetime.now(UTC)
     payload = build_payload(
         tree, title=title, source_kind=source_kind, max_children=max_children, generated=generated
@@ -202,7 +205,7 @@ def render_html(
     if tree.has_depth_tree:
         views += _option("depth", "by crawl depth", view)
     layouts = "".join(_option(v, v, layout) for v in LAYOUTS)
-    colors = "".join(_option(v, v, color) for v in COLORS)
+    colors = "".join(_option(v, v, color) for v in COLORS if diffed or v != ColorMode.CHANGE)
     return (
         page_head(esc_title, script, style, ' id="app-style"')
         + f"""<body>

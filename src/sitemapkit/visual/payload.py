@@ -24,6 +24,7 @@ r    reason excluded, index into S (0 = none) > has a value
 i, o inlinks, outlinks                       |  (the page uses
 l    lastmod, index into S; ls its source    |  the default)
 c    content type, index into S             /
+g    change (visualize --diff): new/gone/changed/same, index into S; gw what changed
 u    {node: url} where the rebuilt URL differs; cn canonical, rd redirect target
 ==== =============================================================
 

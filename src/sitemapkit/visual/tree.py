@@ -75,9 +75,11 @@ PAGE = 32
 
 #: Page columns (payload keys) and the value a page without that field has.
 #: t title, h status, d depth, x indexable (1/0/2 unknown), r reason, i/o in/outlinks,
-#: l lastmod, ls its source, c content type; r, l, ls and c index the string table.
+#: l lastmod, ls its source, c content type; g change (``visualize --diff``: new, gone,
+#: changed, same), gw what changed; r, l, ls, c, g and gw index the string table.
 COLUMN_DEFAULTS: dict[str, Any] = {
     "t": "", "h": 0, "d": -1, "x": 2, "r": 0, "i": 0, "o": 0, "l": 0, "ls": 0, "c": 0,
+    "g": 0, "gw": 0,
 }  # fmt: skip
 
 
@@ -97,6 +99,8 @@ class ColorMode(enum.StrEnum):
     INDEXABILITY = "indexability"
     DEPTH = "depth"
     LASTMOD = "lastmod"
+    #: Only on a map drawn with ``--diff`` (the pages carry a change).
+    CHANGE = "change"
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,6 +485,8 @@ class SiteTree:
             if x:
                 return "in sitemap"
             return "excluded: " + (self.strings[self.value("r", i)] or "no reason given")
+        if mode is ColorMode.CHANGE:
+            return self.strings[self.value("g", i)] or "unknown"
         if mode is ColorMode.DEPTH:
             depth = self.value("d", i)
             if depth < 0:

@@ -28,7 +28,7 @@ function start(D) {
   var i;
   for (i = 0; i < N; i++) { kind[i] = D.k[i] & 7; hasPage[i] = (D.k[i] & 32) ? 1 : 0; }
   // a field no page has is left out of the data: every page has the default
-  var DEFAULTS = { t: '', h: 0, d: -1, x: 2, r: 0, i: 0, o: 0, l: 0, ls: 0, c: 0 };
+  var DEFAULTS = { t: '', h: 0, d: -1, x: 2, r: 0, i: 0, o: 0, l: 0, ls: 0, c: 0, g: 0, gw: 0 };
   Object.keys(DEFAULTS).forEach(function (key) {
     if (!D[key]) { D[key] = typeof DEFAULTS[key] === 'string' ? new Array(N).fill('') : new Int32Array(N).fill(DEFAULTS[key]); }
   });
@@ -188,6 +188,10 @@ function start(D) {
     depth: {
       key: function (n) { var d = D.d[n]; return d < 0 ? 'unknown' : d >= 5 ? '5+' : String(d); },
       fixed: { '0': '#08306b', '1': '#08519c', '2': '#2171b5', '3': '#4292c6', '4': '#6baed6', '5+': '#9ecae1', unknown: GREY }
+    },
+    change: {  // visualize --diff (SiteTree.color_key in Python)
+      key: function (n) { return D.S[D.g[n]] || 'unknown'; },
+      fixed: { 'new': '#2e7d32', gone: '#c62828', changed: '#d95f02', same: '#9aa4ad', unknown: GREY }
     },
     lastmod: {
       key: function (n) { var x = D.l[n], b = lastmodCache[x]; if (b === undefined) { b = lastmodCache[x] = lastmodBucket(D.S[x]); } return b; },
@@ -727,6 +731,7 @@ function start(D) {
       row('Inlinks', fmt(D.i[n])); row('Outlinks', fmt(D.o[n]));
       row('Last modified', D.l[n] ? D.S[D.l[n]] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
       row('Content type', D.S[D.c[n]]);
+      row('Change', D.S[D.g[n]]); row('What changed', D.S[D.gw[n]]);
     } else {
       row('Path', urlOf(n));
       row('Kind', kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
