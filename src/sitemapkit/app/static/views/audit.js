@@ -23,7 +23,7 @@ export function mount(main, ctx) {
       const data = await get(sitePath(id, '/audit?code=' + encodeURIComponent(code) + '&limit=200'));
       const meta = data.codes.find((c) => c.code === code) || { meaning: '', count: 0 };
       clear(detail).appendChild(el('h2', { text: code }));
-      detail.appendChild(el('p', { text: meta.meaning }));
+      if (meta.meaning && meta.meaning !== code) { detail.appendChild(el('p', { text: meta.meaning })); }
       const rows = (data.findings || []).map((f) => el('tr', null,
         el('td', { className: 'url', text: f.url || '' }),
         el('td', { text: f.sitemap ? f.sitemap + (f.line ? ':' + f.line : '') : '' }),
@@ -46,7 +46,7 @@ export function mount(main, ctx) {
       const btn = el('button', { type: 'button', className: 'link', 'data-code': c.code, text: c.code, onclick: () => showCode(c.code) });
       return el('tr', null, el('td', null, btn),
         el('td', null, el('span', { className: 'badge sev-' + c.severity, text: c.severity })),
-        el('td', { className: 'num', text: fmt(c.count) }), el('td', { className: 'meaning', text: c.meaning }));
+        el('td', { className: 'num', text: fmt(c.count) }), el('td', { className: 'meaning', text: c.meaning === c.code ? '' : c.meaning }));
     });
     codes.appendChild(el('table', { className: 'grid codes' },
       el('thead', null, el('tr', null, ['Code', 'Severity', 'Findings', 'Meaning'].map((h) => el('th', { scope: 'col', text: h })))),
