@@ -45,6 +45,7 @@ from sitemapkit.store.base import (
     RunRow,
     SitemapRow,
     SubmissionRow,
+    Thumbnail,
     UrlFacts,
     UrlState,
 )
@@ -99,10 +100,16 @@ CLAIM_SQL = (
     "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
     f"RETURNING {_CLAIM_COLUMNS}"
 )
-_INSERT_URLS = (
-    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
+#: Insert (or judge anew, when ``STALE``) the given URLs and answer every one's id and
+#: state in the same statement: the rows written, then the others as they were (the
+#: outer query's snapshot does not see the insert).  One round trip per page's new links.
+_ADD_URLS = (
+    "WITH w AS (INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
     "SELECT * FROM unnest(%s::text[], %s::int[], %s::bigint[], %s::smallint[], %s::text[], "
-    "%s::text[], %s::text[]) " + REJUDGE_STALE + " RETURNING id, url"
+    "%s::text[], %s::text[]) " + REJUDGE_STALE + " RETURNING url, id, state) "
+    "SELECT url, id, state, true FROM w UNION ALL "
+    "SELECT url, id, state, false FROM urls WHERE url = ANY(%s::text[]) "
+    "AND url NOT IN (SELECT url FROM w)"
 )
 #: The replay of :data:`_INSERT_URLS`: the same rows with the ids the server gave them.
 _REPLAY_URLS = (
@@ -129,6 +136,7 @@ _PAGE_FACTS = (
     ("images", "page_id"),
     ("notes", "page_id"),
     ("renders", "page_id"),
+    ("thumbnails", "page_id"),
 )
 
 
@@ -289,6 +297,27 @@ class PostgresStore(PgAuditTables):
             self._sent = len(self._batch)
         return self._conn
 
+    def _ask(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, sent with the kept writes in one round trip.
+
+        The writes and the query are queued in one pipeline whose only sync is its
+        end, so a crawl's page costs one wait on the server, not one per statement.
+        """
+        import psycopg
+
+        pending = self._batch[self._sent :]
+        try:
+            with self._conn.pipeline():
+                for step in pending:
+                    step(self._conn)
+                cur = self._conn.execute(sql, args)
+        except psycopg.Error as exc:
+            if is_connection_lost(exc) or not pending:
+                raise
+            raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+        self._sent = len(self._batch)
+        return cur.fetchall()
+
     # -- transactions -------------------------------------------------------------
     @_writes
     def _flush(self) -> None:
@@ -362,9 +391,12 @@ class PostgresStore(PgAuditTables):
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
-        for url, url_id, state in self._now().execute(
-            "SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)
-        ):
+        self._found(
+            self._ask("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)), found
+        )
+
+    def _found(self, rows: Iterable[Sequence[Any]], found: dict[str, tuple[int, UrlState]]) -> None:
+        for url, url_id, state, *_ in rows:
             value = (int(url_id), UrlState(state))
             found[url] = value
             self._cache[url] = value
@@ -383,13 +415,16 @@ class PostgresStore(PgAuditTables):
             return found
         rows = list(missing.values())
         columns = _url_columns(rows)
-        written = self._now().execute(_INSERT_URLS, columns).fetchall()
+        if len(self._cache) + len(rows) > _CACHE_MAX:
+            self._cache.clear()
+        answer = self._ask(_ADD_URLS, (*columns, columns[0]))
+        written = [r for r in answer if r[3]]
         if written:
-            ids = {str(url): int(url_id) for url_id, url in written}
+            ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
             again = [n for n in rows if n.url in ids]
             replay = ([ids[n.url] for n in again], *_url_columns(again))
             self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
-        self._select(list(missing), found)
+        self._found(answer, found)
         return found
 
     @_writes
@@ -413,7 +448,7 @@ class PostgresStore(PgAuditTables):
 
     @_writes
     def claim(self, limit: int) -> list[Claimed]:
-        rows = self._now().execute(CLAIM_SQL, (limit,)).fetchall()
+        rows = self._ask(CLAIM_SQL, (limit,))
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]
@@ -429,18 +464,15 @@ class PostgresStore(PgAuditTables):
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
             "found_from = excluded.found_from WHERE urls.state = 4"
         )
-        row = (
-            self._now()
-            .execute(
-                "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (%s, %s, %s, 1, %s) "
-                + upsert
-                + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
-                (url, depth, found_from, loc),
-            )
-            .fetchone()
+        answer = self._ask(
+            "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (%s, %s, %s, 1, %s) "
+            + upsert
+            + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
+            (url, depth, found_from, loc),
         )
-        if row is None:
+        if not answer:
             return None
+        row = answer[0]
         url_id = int(row[0])
         self._sent_as(
             lambda c: c.execute(
@@ -770,17 +802,38 @@ class PostgresStore(PgAuditTables):
         return _explain(Qmark(self._now()), url, _RECORD_SQL)
 
     @_reads
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        rows = (
+    def fetched_count(self, since: float) -> int:
+        row = (
             self._now()
-            .execute(
-                _RECORD_SELECT + ", u.fetched_at " + _RECORD_FROM + " WHERE u.fetched_at > %s "
-                "ORDER BY u.fetched_at, u.id LIMIT %s",
-                (after, limit),
-            )
-            .fetchall()
+            .execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= %s", (since,))
+            .fetchone()
         )
-        return [(float(row[-1]), _record(row)) for row in rows]
+        return 0 if row is None else int(row[0])
+
+    @_reads
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
+        rows = self._now().execute(
+            "SELECT id, fetched_at FROM urls WHERE fetched_at > %s ORDER BY fetched_at, id",
+            (after,),
+        )
+        return [(int(i), float(t)) for i, t in rows]
+
+    @_reads
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        rows = self._now().execute(
+            _RECORD_SELECT + ", u.id " + _RECORD_FROM + " WHERE u.id = ANY(%s)", (list(ids),)
+        )
+        found = {int(row[-1]): _record(row) for row in rows.fetchall()}
+        return [found[i] for i in ids if i in found]
+
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (see the SQLite store)."""
+        for url, kind, image in self.stream(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        ):
+            yield str(url), Thumbnail(str(kind), bytes(image))
 
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
@@ -874,6 +927,12 @@ def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl:
             "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
             "why = excluded.why, links = excluded.links",
             (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+        )
+    if outcome.thumbnail is not None:
+        conn.execute(
+            "INSERT INTO thumbnails(page_id, type, image) VALUES (%s, %s, %s) "
+            "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image",
+            (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
         )
 
 
