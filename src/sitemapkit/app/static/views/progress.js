@@ -27,7 +27,7 @@ export function mount(main, ctx) {
     el('span', { className: 'spacer' }), stopBtn, resumeBtn, againBtn));
   main.appendChild(message);
   main.appendChild(el('div', { className: 'stats' },
-    stat('fetched', 'pages fetched'), stat('rate', 'pages / s'), stat('queued', 'in the queue'),
+    stat('fetched', 'pages fetched this run'), stat('rate', 'pages / s'), stat('queued', 'in the queue'),
     stat('in_sitemap', 'in the sitemap'), stat('errors', 'errors'), stat('elapsed', 'elapsed')));
   main.appendChild(el('div', { className: 'columns' },
     el('section', { className: 'panel grow', 'aria-label': 'The site taking shape' },
@@ -52,7 +52,8 @@ export function mount(main, ctx) {
     showState(site.state, site.job);
     resumeBtn.hidden = !site.can_resume || site.state !== 'idle';
     againBtn.hidden = site.state !== 'idle';
-    setNumbers({ fetched: site.pages, in_sitemap: site.in_sitemap, queued: site.queued, errors: site.errors });
+    // "fetched" is the current run's (progress events); the summary's pages are every run's
+    setNumbers({ in_sitemap: site.in_sitemap, queued: site.queued, errors: site.errors });
     if (site.reasons) { showReasons(site.reasons); }
     if (site.config) {
       const pairs = Object.entries(site.config).filter(([, v]) => v !== null && v !== '' && !(Array.isArray(v) && !v.length))
@@ -137,6 +138,7 @@ export function mount(main, ctx) {
     showState(p.state);
     setNumbers(p);
     if (p.reasons) { showReasons(p.reasons); }
+    conn.textContent = p.problem ? 'store: ' + p.problem : '';
     main.setAttribute('data-fetched', String(p.fetched || 0));
     if (p.fetched > 0 && !seeded) { seeded = true; seed(); }
     if (p.state === 'running') { resumeBtn.hidden = true; againBtn.hidden = true; }
