@@ -5,7 +5,8 @@
    a style sheet, a font and a slow third-party analytics script, as real ones
    do).  ``sitemapkit crawl --render always --render-concurrency 2`` against
    crawlee-python 1.11's ``PlaywrightCrawler`` (``bench/peers/crawlee_render.py``,
-   scratch venv) at concurrency 2, both on Debian's ``/usr/bin/chromium``.
+   scratch venv) at concurrency 2, both on the same Debian Chromium 156 build
+   (``chromium-headless-shell`` when installed, as ours picks, else ``/usr/bin/chromium``).
    crawlee waits for ``networkidle`` before reading links (with ``load`` it
    misses links built after a fetch: shown too, ``--peer-load``).  Target:
    ours >= 1.5x crawlee's pages/s, with the same URL set (the site's own list).
@@ -27,8 +28,11 @@ from pathlib import Path
 
 import _common as c
 from crawl_bench import list_pages, sitemap_pages
+from sitemapkit.render.browser import CHROMIUM, HEADLESS_SHELL
 
 CRAWLEE = "crawlee[playwright]==1.11.0"
+#: The browser both sides drive: ours picks Debian's headless shell when it is installed.
+BROWSER = HEADLESS_SHELL if Path(HEADLESS_SHELL).is_file() else CHROMIUM
 
 
 def expected_urls(port: int) -> set[str]:
@@ -57,7 +61,7 @@ def peer(
     out = work / f"{name}.txt"
     cmd = [
         str(bin_dir / "python"), str(c.BENCH_DIR / "peers" / "crawlee_render.py"), url,
-        "--concurrency", str(concurrency), "--wait", wait,
+        "--concurrency", str(concurrency), "--wait", wait, "--executable", BROWSER,
     ]  # fmt: skip
     m = c.run_measured(label, cmd, stdout=out, stderr=work / f"{name}.err")
     return m, list_pages(out)

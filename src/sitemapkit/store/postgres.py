@@ -45,6 +45,7 @@ from sitemapkit.store.base import (
     RunRow,
     SitemapRow,
     SubmissionRow,
+    Thumbnail,
     UrlFacts,
     UrlState,
 )
@@ -144,6 +145,7 @@ _PAGE_FACTS = (
     ("images", "page_id"),
     ("notes", "page_id"),
     ("renders", "page_id"),
+    ("thumbnails", "page_id"),
 )
 
 
@@ -918,6 +920,15 @@ class PostgresStore(PgAuditTables):
         found = {int(row[-1]): _record(row) for row in rows.fetchall()}
         return [found[i] for i in ids if i in found]
 
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (see the SQLite store)."""
+        for url, kind, image in self.stream(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        ):
+            yield str(url), Thumbnail(str(kind), bytes(image))
+
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
 
@@ -1010,6 +1021,12 @@ def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl:
             "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
             "why = excluded.why, links = excluded.links",
             (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+        )
+    if outcome.thumbnail is not None:
+        conn.execute(
+            "INSERT INTO thumbnails(page_id, type, image) VALUES (%s, %s, %s) "
+            "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image",
+            (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
         )
 
 
