@@ -110,6 +110,7 @@ def test_serve_off_loopback_makes_and_demands_a_token(tmp_path: Path) -> None:
         base, token = found.groups()
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(base + "api/sites", timeout=30)
+        refused.value.close()  # it holds the response open
         assert refused.value.code == 401
         asked = urllib.request.Request(base + "api/sites", headers={TOKEN_HEADER: token})
         with urllib.request.urlopen(asked, timeout=30) as resp:
