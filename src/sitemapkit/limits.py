@@ -75,3 +75,5 @@ MAX_LISTED_FINDINGS: Final = 1_000
 MAX_RUN_BYTES: Final = 1_048_576
 #: Bytes of JSON-LD we are willing to parse per script element (lastmod, the fingerprint).
 MAX_JSONLD_BYTES: Final = 1_000_000
+#: URLs in one IndexNow request (the protocol's limit); more are sent in several requests.
+INDEXNOW_MAX_URLS: Final = 10_000

@@ -20,15 +20,17 @@ from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, iter_page_records, open_store
 from sitemapkit.store.base import CrawlStore, Fate, LinkRow, NewUrl, Outcome, UrlState
 
-#: name -> makes the spec of a fresh, empty store in a temporary folder
-IMPLEMENTATIONS: dict[str, Callable[[Path], str]] = {
-    "sqlite": lambda tmp: str(tmp / "crawl.sqlite"),
+#: name -> makes the spec of a fresh, empty store (given the test's request and tmp_path)
+IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
+    "sqlite": lambda _request, tmp: str(tmp / "crawl.sqlite"),
+    # a schema of its own on the session's real PostgreSQL server (tests/pgcluster.py)
+    "postgresql": lambda request, _tmp: str(request.getfixturevalue("pg_spec")),
 }
 
 
 @pytest.fixture(params=sorted(IMPLEMENTATIONS))
 def spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return IMPLEMENTATIONS[request.param](tmp_path)
+    return IMPLEMENTATIONS[request.param](request, tmp_path)
 
 
 @pytest.fixture
@@ -238,8 +240,6 @@ def test_modes_check_what_is_there(spec: str) -> None:
 
 
 def test_unknown_specs_are_refused_by_name(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no PostgreSQL store"):
-        open_store("postgresql://user:secret@db.example/crawl")
     with pytest.raises(StoreError, match="not a kind of crawl store"):
         open_store("mongodb://db.example/crawl")
     assert not is_crawl_db("postgresql://db.example/crawl")
@@ -303,3 +303,48 @@ def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None
     assert before is not None
     assert after is not None
     assert (before.title, after.title, after.run) == ("Home", "Home 3", run)
+
+
+# -- IndexNow submission log -----------------------------------------------------------
+
+
+def test_indexnow_log_sends_each_version_once_and_keeps_failed_batches(spec: str) -> None:
+    from sitemapkit.store.base import SubmissionRow
+
+    store = open_store(spec)
+    try:
+        store.start_run(1.0)
+        ids = store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in range(3)])
+        store.claim(3)
+        for n in range(3):
+            out = Outcome(status=200, indexable=n < 2, fingerprint=f"f{n}")
+            store.finish(ids[f"http://a/{n}"][0], out)
+        store.end_run("finished", 2.0)
+        pending = store.indexnow_pending(0, 10)
+        assert [(c.url, c.change, c.version) for c in pending] == [
+            ("http://a/0", "added", "f0"),
+            ("http://a/1", "added", "f1"),
+        ]
+        assert store.indexnow_pending(pending[0].url_id, 10) == pending[1:]
+        assert store.indexnow_pending(0, 1) == pending[:1]
+        failed = SubmissionRow(3.0, "http://e/", "a", 2, 500, False, "500 server error")
+        store.record_submission(failed, pending)
+        assert store.indexnow_pending(0, 10) == pending  # a refused batch stays pending
+        store.record_submission(SubmissionRow(4.0, "http://e/", "a", 2, 200, True, "ok"), pending)
+        assert store.indexnow_pending(0, 10) == []
+        assert [(s.status, s.accepted) for s in store.submissions()] == [(500, False), (200, True)]
+        # A new run: /0 changes, /1 leaves the sitemap, /2 joins it.
+        store.start_run(5.0)
+        store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in range(3)])
+        store.claim(3)
+        for n, (indexable, fp) in enumerate([(True, "g0"), (False, "f1"), (True, "f2")]):
+            out = Outcome(status=200, indexable=indexable, fingerprint=fp)
+            store.finish(ids[f"http://a/{n}"][0], out)
+        store.end_run("finished", 6.0)
+        assert [(c.url, c.change) for c in store.indexnow_pending(0, 10)] == [
+            ("http://a/0", "changed"),
+            ("http://a/1", "removed"),
+            ("http://a/2", "added"),
+        ]
+    finally:
+        store.close()

@@ -44,7 +44,11 @@ AUDIT_CODES: Final[dict[str, AuditCode]] = {
         W, "listed URL whose fate is unknown: not fetched (crawl limit, trap, excluded, offline)"
     ),
     "missing-indexable": AuditCode(W, "crawled, indexable, linked, but in no sitemap"),
-    "lastmod-ahead": AuditCode(W, "sitemap lastmod later than the page's own date by > 1 day"),
+    "lastmod-ahead": AuditCode(
+        W,
+        "sitemap lastmod over a day after the page's own date, or a page date that moved "
+        "while its content did not",
+    ),
     "lastmod-behind": AuditCode(W, "sitemap lastmod earlier than the page's own date by > 1 day"),
     "hreflang-target-broken": AuditCode(
         E, "an hreflang alternate in the sitemap that redirects, errors or is noindex"

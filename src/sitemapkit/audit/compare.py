@@ -6,7 +6,9 @@ writes the evidence a reader needs to act without re-checking: the redirect
 chain and its end, the other canonical, the status, the two dates.  A listed
 URL earns at most one fate code (the first that applies, in the table's
 order of severity), plus ``lastmod-ahead``/``lastmod-behind`` when it is a
-healthy page whose own date disagrees with the sitemap.
+healthy page whose own date disagrees with the sitemap.  A page the crawl noted
+``lastmod-ahead`` (a re-crawl saw its stated date move while its content did not)
+earns the same code, listed or not.
 """
 
 from __future__ import annotations
@@ -170,6 +172,17 @@ def judge(ctx: Context, f: ListedFacts) -> Iterator[AuditRow]:
             yield row(drift[0], f, drift[1])
 
 
+def _noted_rows(ctx: Context) -> Iterator[AuditRow]:
+    """The crawl's ``lastmod-ahead`` notes: a page that moved its date but not its content.
+
+    The crawl kept the earlier lastmod (issue 12), so the sitemap it writes is right;
+    the site's own claim is what is ahead, and a sitemap made from it would be wrong.
+    """
+    sev = AUDIT_CODES["lastmod-ahead"].severity.value
+    for url, message in ctx.store.noted("lastmod-ahead"):
+        yield AuditRow("lastmod-ahead", sev, url, None, None, f"re-crawl: {message}")
+
+
 def _site_rows(ctx: Context) -> Iterator[AuditRow]:
     sev = AUDIT_CODES["listed-duplicate"].severity.value
     for key, places in ctx.store.listed_duplicates():
@@ -181,6 +194,7 @@ def _site_rows(ctx: Context) -> Iterator[AuditRow]:
         yield AuditRow(
             "missing-indexable", sev, url, None, None, f"indexable, linked from {inlinks} page(s)"
         )
+    yield from _noted_rows(ctx)
 
 
 def compare(ctx: Context) -> None:

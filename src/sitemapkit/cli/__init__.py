@@ -50,10 +50,20 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "List the runs of a crawl store: pages, 304s, changes, bytes.",
     ),
+    "write": (
+        "sitemapkit.cli.write",
+        "write",
+        "Write the sitemap set of a stored crawl (SQLite or PostgreSQL).",
+    ),
     "diff": (
         "sitemapkit.cli.diff",
         "diff",
         "Show what changed between two crawls: added, removed, status, content ...",
+    ),
+    "indexnow": (
+        "sitemapkit.cli.indexnow",
+        "indexnow",
+        "Submit the URLs a crawl added, changed or removed to IndexNow.",
     ),
     "visualize": (
         "sitemapkit.cli.visualize",

@@ -34,12 +34,16 @@ from sitemapkit.cli.crawl_output import (
     publish_crawl,
     published_lines,
 )
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
+from sitemapkit.cli.indexnow import check_settings, submit_store
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT
+from sitemapkit.indexnow.submit import Settings
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
@@ -195,7 +199,7 @@ def find_explanation(store: CrawlStore, url: str) -> tuple[str, Explanation | No
     return url, None
 
 
-def explain(db: Path, url: str, out: TextIO) -> int:
+def explain(db: DbSpec, url: str, out: TextIO) -> int:
     """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
 
     The store is opened read-only, without the lock: ``--why`` works while a
@@ -257,7 +261,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     return ExitStatus.OK
 
 
-def resume_hint(message: str, db: Path, out_dir: Path) -> None:
+def resume_hint(message: str, db: DbSpec, out_dir: Path) -> None:
     """One stderr line: what stopped the crawl, and the command that continues it."""
     click.echo(
         f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
@@ -274,7 +278,7 @@ def _check(config: CrawlConfig) -> None:
 
 def _resumed_config(
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     url: str | None,
     max_pages: int | None,
     max_duration: float | None,
@@ -309,8 +313,8 @@ def _resumed_config(
 )
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help=f"Crawl state file (default OUTDIR/{DB_NAME}); keep it to resume.",
+    type=DB_SPEC,
+    help=f"Crawl state: a file (default OUTDIR/{DB_NAME}) or postgresql://...; keep it to resume.",
 )
 @click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
@@ -393,12 +397,20 @@ def _resumed_config(
     help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
 )
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
+@click.option(
+    "--indexnow",
+    "indexnow_key",
+    metavar="KEY",
+    help="After a finished run, submit what changed to IndexNow with this key.",
+)
+@click.option("--indexnow-key-location", help="Where the key file is served (with --indexnow).")
+@click.option("--indexnow-endpoint", help="The IndexNow endpoint (with --indexnow).")
 @click.pass_context
 def crawl(
     ctx: click.Context,
     url: str | None,
     out_dir: Path | None,
-    db: Path | None,
+    db: DbSpec | None,
     resume: bool,
     base_url: str | None,
     gzip: bool,
@@ -426,8 +438,12 @@ def crawl(
     no_map: bool,
     allow_shrink: bool,
     why_url: str | None,
+    indexnow_key: str | None,
+    indexnow_key_location: str | None,
+    indexnow_endpoint: str | None,
 ) -> None:
     """Crawl URL politely and write its sitemap set into OUTDIR."""
+    submission = _indexnow_settings(indexnow_key, indexnow_key_location, indexnow_endpoint)
     if why_url is not None:
         if db is None:
             raise click.UsageError("--why needs --db FILE (the crawl to ask)")
@@ -435,6 +451,9 @@ def crawl(
     if out_dir is None:
         raise click.UsageError("missing -o/--out OUTDIR")
     explicit_db = db is not None
+    if submission is not None and not explicit_db:
+        # Without --db each crawl replaces OUTDIR's store, and the submission log with it.
+        raise click.UsageError("--indexnow needs --db FILE: the submission log lives in it")
     db = db if db is not None else out_dir / DB_NAME
     if not resume:
         if url is None:
@@ -470,7 +489,7 @@ def crawl(
         check_available()  # a missing Playwright or Chromium: one line, before any file is made
     outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if db.parent != Path():
+    if isinstance(db, Path) and db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
     # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced, with
     # --db a finished crawl of the same site gets a new run (history kept).
@@ -500,9 +519,26 @@ def crawl(
         except StoreError as exc:
             raise click.UsageError(str(exc)) from exc
         code = _publish(result, store, db, out_dir, config, outputs)
+        if submission is not None and code == ExitStatus.OK:
+            code = submit_store(store, submission)
     finally:
         store.close()
     ctx.exit(code)
+
+
+def _indexnow_settings(
+    key: str | None, key_location: str | None, endpoint: str | None
+) -> Settings | None:
+    """``--indexnow``'s settings, checked before anything is crawled (None: not asked)."""
+    if key is None:
+        if key_location is not None or endpoint is not None:
+            raise click.UsageError(
+                "--indexnow-key-location and --indexnow-endpoint need --indexnow"
+            )
+        return None
+    settings = Settings(key=key, endpoint=endpoint or DEFAULT_ENDPOINT, key_location=key_location)
+    check_settings(settings, "--indexnow")
+    return settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,7 +555,7 @@ class Outputs:
 def _publish(
     result: CrawlResult,
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     out_dir: Path,
     config: CrawlConfig,
     opts: Outputs,

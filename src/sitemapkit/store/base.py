@@ -103,6 +103,36 @@ class UrlFacts:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexNowChange:
+    """A URL a search engine has not yet been told about (``sitemapkit indexnow``).
+
+    ``change`` is ``added`` (in the sitemap, never submitted or submitted as removed),
+    ``changed`` (submitted at another ``version``) or ``removed`` (submitted while in
+    the sitemap, no longer in it).  ``version`` is what it is submitted at: its content
+    fingerprint, or its lastmod for a page without one (``None`` for a removed URL).
+    """
+
+    url_id: int
+    url: str
+    change: str
+    version: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SubmissionRow:
+    """One IndexNow request as the submission log keeps it, accepted or not."""
+
+    at: float
+    endpoint: str
+    host: str
+    urls: int
+    #: The endpoint's HTTP status (``None``: no answer: a refused connection ...).
+    status: int | None
+    accepted: bool
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
 class NewUrl:
     """A URL found on a page (or given as a seed), before the store has seen it.
 
@@ -410,12 +440,33 @@ class CrawlStore(Protocol):
         """Pages noted per code, with the first such page's URL (for the summary)."""
         ...
 
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        """``(url, message)`` of every page noted with ``code``, in note order (streamed)."""
+        ...
+
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
         ...
 
     def explain(self, url: str) -> Explanation | None:
         """Everything known about ``url`` (``--why``); ``None`` when never seen."""
+        ...
+
+    def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
+        """Up to ``limit`` URLs (ids above ``after``, in id order) added, changed or removed
+        since their last accepted IndexNow submission.
+
+        Paged rather than streamed, so a caller may record submissions between pages.
+        Ask only after a finished run: mid-run, pages not yet reached are not decided.
+        """
+        ...
+
+    def record_submission(self, row: SubmissionRow, sent: Sequence[IndexNowChange]) -> None:
+        """Log one IndexNow request; when ``row.accepted``, ``sent`` are no longer pending."""
+        ...
+
+    def submissions(self) -> list[SubmissionRow]:
+        """Every IndexNow request logged, oldest first."""
         ...
 
     def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:

@@ -56,6 +56,8 @@ from sitemapkit.store.sqlite_changes import (
     url_history,
 )
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
+from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
+from sitemapkit.store.sqlreader import SqlReader
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -179,6 +181,8 @@ _MIGRATIONS: tuple[str, ...] = (
     # changed, so any two runs compare (UrlFacts).  Runs before this migration are not
     # ``tracked``: only the last one's state is known, copied from the URLs as they are.
     CHANGES_SCHEMA,
+    # 11: the IndexNow submission log (issue 12): what each URL was last submitted at.
+    INDEXNOW_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -237,7 +241,7 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore(AuditTables):
+class SqliteStore(AuditTables, IndexNowTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
@@ -714,6 +718,17 @@ class SqliteStore(AuditTables):
         }
 
     @_streams
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), n.message FROM notes n JOIN urls u ON u.id = n.page_id "
+            "WHERE n.code = ? ORDER BY n.rowid",
+            (code,),
+        )
+        while rows := cur.fetchmany(1000):
+            for url, message in rows:
+                yield str(url), str(message)
+
+    @_streams
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL a crawl saw, in discovery order, as :class:`~sitemapkit.model.PageRecord`.
 
@@ -754,7 +769,7 @@ class SqliteStore(AuditTables):
 # -- read-only helpers shared by the store and the module functions ---------------------
 
 
-def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+def _counts(conn: SqlReader) -> dict[str, int]:
     out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
@@ -805,9 +820,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 #: again it keeps its last verdict and validators until fetched (a 304 keeps them);
 #: decided otherwise (out of scope, trap ...), it drops both, so a later 304 can never
 #: bring back a verdict that is no longer true.
-_ADD_URL_SQL = (
-    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
+REJUDGE_STALE = (
+    "ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
     "found_from = excluded.found_from, state = excluded.state, "
     "reason = CASE WHEN excluded.state = 0 THEN urls.reason ELSE excluded.reason END, "
     "detail = CASE WHEN excluded.state = 0 THEN urls.detail ELSE excluded.detail END, "
@@ -815,6 +829,10 @@ _ADD_URL_SQL = (
     "etag = CASE WHEN excluded.state = 0 THEN urls.etag END, "
     "last_modified = CASE WHEN excluded.state = 0 THEN urls.last_modified END "
     "WHERE urls.state = 4"
+)
+_ADD_URL_SQL = (
+    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 _PAGE_FACTS = (
@@ -872,8 +890,8 @@ def _record(row: Sequence[object]) -> PageRecord:
     )
 
 
-def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
-    row = conn.execute(_RECORD_SQL + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
+def _explain(conn: SqlReader, url: str, record_sql: str = _RECORD_SQL) -> Explanation | None:
+    row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None
     ids = conn.execute(

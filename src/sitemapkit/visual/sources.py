@@ -57,8 +57,9 @@ def detect(source: str) -> str:
     """``"crawl"``, ``"sitemap"`` or ``"list"`` for a SOURCE argument (``-`` is stdin)."""
     if source == "-":
         return "list"
-    if source.lower().startswith(("http://", "https://")):
-        return "sitemap"
+    scheme = source.lower().partition("://")[0]
+    if scheme in ("http", "https", "postgresql", "postgres"):  # a crawl on a PostgreSQL server
+        return "crawl" if scheme.startswith("postgres") else "sitemap"
     path = Path(source)
     try:
         with path.open("rb") as fh:

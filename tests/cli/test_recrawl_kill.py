@@ -1,0 +1,178 @@
+"""``kill -9`` during a re-crawl loses nothing (issue 12's quality bar).
+
+A site is crawled once into ``--db``; then it changes (pages edited, removed, added)
+and a second ``sitemapkit crawl`` of the same store is killed with SIGKILL half-way.
+The first run's published sitemap must still be there, byte for byte; ``--resume``
+must finish the second run; and what it publishes must equal what an uninterrupted
+second run over a copy of the first run's store publishes.  The server speaks
+``ETag``/``Last-Modified`` and answers ``304``, so the second run is a real re-crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from crawl.fixture_site import serve
+
+PAGES = 150
+DELAY = 0.02
+#: 2024-01-01T00:00:00Z: every page's first Last-Modified.
+EPOCH = 1_704_067_200
+
+
+class TreeSite:
+    """A binary tree of pages that can change between runs, with validators and 304s."""
+
+    def __init__(self) -> None:
+        self.edited: dict[int, int] = {}  # page -> the day it was edited
+        self.removed: set[int] = set()
+        self.added: list[int] = []
+        self.hits = 0
+
+    def _exists(self, i: int) -> bool:
+        return (0 <= i < PAGES and i not in self.removed) or i in self.added
+
+    def _html(self, i: int) -> str:
+        kids = [k for k in (2 * i + 1, 2 * i + 2) if k < PAGES]
+        if i == 0:
+            kids += self.added
+        links = "".join(f'<a href="/{k}">{k}</a>' for k in kids)
+        text = f"edited on day {self.edited[i]}" if i in self.edited else "as first written"
+        return (
+            f"<html><head><title>Page {i}</title></head><body><p>{text}</p>{links}"
+            '<a href="/">home</a></body></html>'
+        )
+
+    async def handle(self, request: web.Request) -> web.Response:
+        self.hits += 1
+        if request.path == "/robots.txt":
+            return web.Response(text="User-agent: *\nAllow: /\n")
+        name = request.path.strip("/") or "0"
+        if not name.isdigit() or not self._exists(int(name)):
+            return web.Response(status=404, text="no")
+        i = int(name)
+        await asyncio.sleep(DELAY)
+        body = self._html(i).encode()
+        etag = '"' + hashlib.sha256(body).hexdigest()[:16] + '"'
+        stamp = EPOCH + 86_400 * self.edited.get(i, 0)
+        headers = {"ETag": etag, "Last-Modified": formatdate(stamp, usegmt=True)}
+        if request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=body, content_type="text/html", headers=headers)
+
+    def change(self) -> None:
+        """About 10% of the pages edited, the last 8 removed, 5 new ones linked from home."""
+        for i in range(10, PAGES, 10):
+            self.edited[i] = 30
+        self.removed.update(range(PAGES - 8, PAGES))
+        self.added.extend(range(1000, 1005))
+
+
+@pytest.fixture
+def tree() -> Iterator[tuple[TreeSite, str]]:
+    site = TreeSite()
+
+    def factory() -> web.Application:
+        app = web.Application()
+        app.router.add_route("GET", "/{tail:.*}", site.handle)
+        return app
+
+    with serve(factory) as port:
+        yield site, f"http://127.0.0.1:{port}/"
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "sitemapkit", *args]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.run(
+        _cli(*args), check=False, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def _decided_this_run(db: Path) -> int:
+    """Pages the running (second) run has decided: a new run turns DONE into STALE."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            running = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
+            done = conn.execute("SELECT COUNT(*) FROM urls WHERE state = 2").fetchone()[0]
+            return int(done) if running else 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _copy_store(db: Path, to: Path) -> None:
+    for suffix in ("", "-wal"):
+        if Path(f"{db}{suffix}").exists():
+            shutil.copyfile(f"{db}{suffix}", f"{to}{suffix}")
+
+
+@pytest.mark.slow
+def test_sigkill_mid_recrawl_keeps_the_published_sitemap_and_resume_finishes_it(
+    tree: tuple[TreeSite, str], tmp_path: Path
+) -> None:
+    site, base = tree
+    db, out = tmp_path / "site.sqlite", tmp_path / "out"
+    first = _run("crawl", base, "--db", str(db), "-o", str(out), "--concurrency", "2")
+    assert first.returncode == 0, first.stderr
+    published = _files(out)
+    assert published["sitemap.xml"].count(b"<loc>") == PAGES
+    ref_db, ref_out = tmp_path / "ref.sqlite", tmp_path / "ref"
+    _copy_store(db, ref_db)
+    site.change()
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    args = ("crawl", base, "--db", str(db), "-o", str(out), "--concurrency", "2")
+    proc = subprocess.Popen(
+        _cli(*args), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 60
+    decided = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        decided = _decided_this_run(db)
+        if decided >= PAGES // 3:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    assert proc.returncode == -signal.SIGKILL
+    assert PAGES // 3 <= decided < PAGES, "the kill came too late to test a re-crawl cut short"
+    assert _files(out) == published  # the first run's sitemap set stays published
+
+    resumed = _run("crawl", "--resume", "--db", str(db), "-o", str(out))
+    assert resumed.returncode == 0, resumed.stderr
+    reference = _run("crawl", base, "--db", str(ref_db), "-o", str(ref_out), "--concurrency", "2")
+    assert reference.returncode == 0, reference.stderr
+    got, want = (out / "sitemap.xml").read_bytes(), (ref_out / "sitemap.xml").read_bytes()
+    assert got == want
+    assert got.count(b"<loc>") == PAGES - 8 + 5
+    assert got.count(b"<lastmod>2024-01-31T00:00:00Z</lastmod>") == len(site.edited)
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        runs = conn.execute("SELECT id, state FROM runs ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    assert runs == [(1, "finished"), (2, "finished")]
