@@ -134,7 +134,7 @@ def facts_at(conn: SqlReader, run: int) -> Iterator[UrlFacts]:
                 yield facts
 
 
-def url_history(conn: sqlite3.Connection, url: str) -> list[UrlFacts]:
+def url_history(conn: SqlReader, url: str) -> list[UrlFacts]:
     """One URL's change records, oldest first."""
     rows = conn.execute(
         f"SELECT COALESCE(u.loc, u.url), {_cols('a')} FROM urls u JOIN url_changes a "
