@@ -95,6 +95,28 @@ def test_counts_track_the_states(store: CrawlStore) -> None:
     assert store.queued() == 3
 
 
+def test_fetched_pages_by_time_for_the_live_map(store: CrawlStore) -> None:
+    """The app's live map: ids by fetch time, counts since a run start, records by id."""
+    store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(4)])
+    a, b, c, _ = store.claim(4)
+    store.finish(a.id, Outcome(status=200, indexable=True, title="A", fetched_at=3.0))
+    store.finish(b.id, Outcome(status=404, reason="http-404", fetched_at=1.0))
+    store.finish(c.id, Outcome(status=200, indexable=True, title="C", fetched_at=2.0))
+    store.commit()
+    assert store.fetched_ids(0.0) == [(b.id, 1.0), (c.id, 2.0), (a.id, 3.0)]
+    assert store.fetched_ids(2.0) == [(a.id, 3.0)]
+    assert (store.fetched_count(2.0), store.fetched_count(0.0), store.fetched_count(9.0)) == (
+        2,
+        3,
+        0,
+    )
+    records = store.records_by_id([a.id, 10**9, b.id])
+    assert [(r.url, r.title, r.reason) for r in records] == [
+        ("http://a/0", "A", None),
+        ("http://a/1", None, "http-404"),
+    ]
+
+
 # -- results -------------------------------------------------------------------------
 
 

@@ -147,7 +147,9 @@ async def get_site(request: web.Request) -> web.Response:
 
         site = _site(request, paths)
         site.update(reasons={}, runs_list=[], config=None)
-        if is_crawl_db(paths.db):
+        if not is_crawl_db(paths.db) or "problem" in site:
+            return site
+        try:
             store = open_store(paths.db, mode="read")
             try:
                 site["reasons"] = store.reasons()
@@ -156,6 +158,8 @@ async def get_site(request: web.Request) -> web.Response:
                 site["config"] = json.loads(stored) if stored else None
             finally:
                 store.close()
+        except SitemapkitError as exc:  # being created by its crawl, or damaged: say so
+            site["problem"] = str(exc)
         return site
 
     return web.json_response(await asyncio.to_thread(read))
@@ -237,7 +241,7 @@ def job_changed(app: web.Application, site_id: str) -> None:
     if watcher is None:
         return
     paths = app[WS].site(site_id)
-    job = paths.read_job()
+    job = app[JOBS].last(site_id) or paths.read_job()
     state = app[JOBS].state(paths)
     watcher.state_changed({"state": state, "job": None if job is None else job.public()})
 
@@ -350,7 +354,7 @@ async def audit_get(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise InputError("limit: a whole number") from exc
     view = await asyncio.to_thread(audit_view, paths, code, max(1, min(limit, 5000)))
-    job = paths.read_job()
+    job = request.app[JOBS].last(paths.id) or paths.read_job()
     view["job"] = job.public() if job is not None and job.kind == "audit" else None
     return web.json_response(view)
 

@@ -469,9 +469,21 @@ class CrawlStore(Protocol):
         """Every IndexNow request logged, oldest first."""
         ...
 
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        """Up to ``limit`` URLs fetched after the time ``after``, oldest fetch first, with
-        their fetch time (the app's live map: the last time returned is the next ``after``)."""
+    def fetched_count(self, since: float) -> int:
+        """URLs fetched at or after the time ``since`` (a run's pages so far, for pages/s)."""
+        ...
+
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
+        """Id and fetch time of every URL fetched after the time ``after``, oldest first.
+
+        For the app's live map.  Fetch times are stamped before the batch commits, so a
+        page may appear a little after later-stamped ones: callers look back a while
+        and skip the ids they already have.
+        """
+        ...
+
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        """The :meth:`page_records` rows of ``ids`` (unknown ids skipped), in that order."""
         ...
 
     def commit(self) -> None: ...

@@ -774,17 +774,29 @@ class PostgresStore(PgAuditTables):
         return _explain(Qmark(self._now()), url, _RECORD_SQL)
 
     @_reads
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        rows = (
+    def fetched_count(self, since: float) -> int:
+        row = (
             self._now()
-            .execute(
-                _RECORD_SELECT + ", u.fetched_at " + _RECORD_FROM + " WHERE u.fetched_at > %s "
-                "ORDER BY u.fetched_at, u.id LIMIT %s",
-                (after, limit),
-            )
-            .fetchall()
+            .execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= %s", (since,))
+            .fetchone()
         )
-        return [(float(row[-1]), _record(row)) for row in rows]
+        return 0 if row is None else int(row[0])
+
+    @_reads
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
+        rows = self._now().execute(
+            "SELECT id, fetched_at FROM urls WHERE fetched_at > %s ORDER BY fetched_at, id",
+            (after,),
+        )
+        return [(int(i), float(t)) for i, t in rows]
+
+    @_reads
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        rows = self._now().execute(
+            _RECORD_SELECT + ", u.id " + _RECORD_FROM + " WHERE u.id = ANY(%s)", (list(ids),)
+        )
+        found = {int(row[-1]): _record(row) for row in rows.fetchall()}
+        return [found[i] for i in ids if i in found]
 
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.

@@ -752,18 +752,25 @@ class SqliteStore(AuditTables, IndexNowTables):
         return _explain(self._conn, url)
 
     @_reads
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        found = self._conn.execute(
-            "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id LIMIT ?",
-            (after, limit),
-        ).fetchall()
-        if not found:
-            return []
-        one = _RECORD_SQL + " WHERE u.id = ?"
+    def fetched_count(self, since: float) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= ?", (since,))
+        return int(row.fetchone()[0])
+
+    @_reads
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
         return [
-            (float(fetched_at), _record(self._conn.execute(one, (url_id,)).fetchone()))
-            for url_id, fetched_at in found
+            (int(i), float(t))
+            for i, t in self._conn.execute(
+                "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id",
+                (after,),
+            )
         ]
+
+    @_reads
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        one = _RECORD_SQL + " WHERE u.id = ?"
+        rows = (self._conn.execute(one, (url_id,)).fetchone() for url_id in ids)
+        return [_record(row) for row in rows if row is not None]
 
 
 # -- read-only helpers shared by the store and the module functions ---------------------
