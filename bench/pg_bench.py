@@ -196,6 +196,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2, help="crawls per store (fastest counts)")
     ap.add_argument("--frontier", type=int, default=50_000, help="URLs in part 2")
     ap.add_argument("--skip-crawl", action="store_true")
+    ap.add_argument("--skip-frontier", action="store_true")
     args = ap.parse_args()
     reason = pgcluster.why_not()
     if reason is not None:
@@ -208,7 +209,8 @@ def main() -> int:
         payload: dict[str, object] = {}
         if not args.skip_crawl:
             payload["crawl"] = part_crawl(cluster, args.repeat)
-        payload["frontier"] = part_frontier(cluster, args.frontier)
+        if not args.skip_frontier:
+            payload["frontier"] = part_frontier(cluster, args.frontier)
     finally:
         cluster.stop()
     note = f"{load_start} at start; {c.machine_note()} at end"

@@ -18,7 +18,15 @@ import pytest
 from sitemapkit.errors import StoreBusyError, StoreError
 from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, iter_page_records, open_store
-from sitemapkit.store.base import CrawlStore, Fate, LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import (
+    CrawlStore,
+    Fate,
+    LinkRow,
+    NewUrl,
+    Outcome,
+    Thumbnail,
+    UrlState,
+)
 
 #: name -> makes the spec of a fresh, empty store (given the test's request and tmp_path)
 IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
@@ -185,6 +193,44 @@ def test_records_name_the_page_each_url_was_found_on(store: CrawlStore) -> None:
         "not-crawled",
         False,
     )
+
+
+def test_thumbnails_are_kept_with_their_page_and_replaced_by_a_new_fetch(spec: str) -> None:
+    store = open_store(spec)
+    try:
+        home, other, plain = _ids_after_add(store, "http://a/", "http://a/b", "http://a/c")
+        store.set_meta("start_url", "http://a/")
+        store.start_run(1.0)
+        jpeg = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 4  # any bytes, NULs included
+        store.finish(
+            home, Outcome(status=200, indexable=True, thumbnail=Thumbnail("image/jpeg", jpeg))
+        )
+        store.finish(
+            other, Outcome(status=200, indexable=True, thumbnail=Thumbnail("image/webp", b"RIFF"))
+        )
+        store.finish(plain, Outcome(status=200, indexable=True))
+        store.end_run("finished", 2.0)
+        store.commit()
+        assert dict(store.thumbnails()) == {
+            "http://a/": Thumbnail("image/jpeg", jpeg),
+            "http://a/b": Thumbnail("image/webp", b"RIFF"),
+        }
+    finally:
+        store.close()
+    reader = open_store(spec, mode="read")
+    try:
+        assert [u for u, _ in reader.thumbnails()] == ["http://a/", "http://a/b"]
+    finally:
+        reader.close()
+    # a new run that fetches a page again replaces what its last fetch stored
+    store = open_store(spec)
+    try:
+        store.start_run(3.0)
+        store.finish(other, Outcome(status=200, indexable=True))
+        store.commit()
+        assert [u for u, _ in store.thumbnails()] == ["http://a/"]
+    finally:
+        store.close()
 
 
 # -- durability ----------------------------------------------------------------------

@@ -389,6 +389,12 @@ def _resumed_config(
     show_default=True,
     help="Pages rendered at once.",
 )
+@click.option(
+    "--thumbnails",
+    is_flag=True,
+    help="Store a small picture of each indexable page's first screen for the map "
+    "(renders pages --render did not; needs sitemapkit[render]).",
+)
 @click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
 @click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
 @click.option(
@@ -434,6 +440,7 @@ def crawl(
     render: str,
     render_timeout: float,
     render_concurrency: int,
+    thumbnails: bool,
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
@@ -479,11 +486,12 @@ def crawl(
             render=render,
             render_timeout=render_timeout,
             render_concurrency=render_concurrency,
+            thumbnails=thumbnails,
         )
         if user_agent:
             config.user_agent = user_agent
         _check(config)
-    if render != "never":
+    if render != "never" or thumbnails:
         from sitemapkit.render.browser import check_available
 
         check_available()  # a missing Playwright or Chromium: one line, before any file is made

@@ -172,6 +172,15 @@ class Claimed:
         return self.url if self.loc is None else self.loc
 
 
+@dataclass(frozen=True, slots=True)
+class Thumbnail:
+    """A small picture of a page's first screen (``crawl --thumbnails``)."""
+
+    #: Its media type (``image/jpeg``).
+    type: str
+    image: bytes
+
+
 @dataclass(slots=True)
 class Outcome:
     """What happened to one URL: the row the inventory and the sitemap are made of."""
@@ -204,6 +213,8 @@ class Outcome:
     last_modified: str | None = None
     #: The page's content fingerprint (:mod:`sitemapkit.crawl.significance`).
     fingerprint: str | None = None
+    #: The first screen of an indexable page (``--thumbnails``), stored with the page.
+    thumbnail: Thumbnail | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +495,14 @@ class CrawlStore(Protocol):
 
     def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
         """The :meth:`page_records` rows of ``ids`` (unknown ids skipped), in that order."""
+        ...
+
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (as :meth:`page_records` spells it).
+
+        Streamed: a thousand first screens are megabytes.  A page fetched again in a
+        later run loses its thumbnail with its other facts (a ``304`` keeps it).
+        """
         ...
 
     def commit(self) -> None: ...

@@ -43,6 +43,7 @@ from sitemapkit.store.base import (
     RunFigures,
     RunRow,
     SitemapRow,
+    Thumbnail,
     UrlFacts,
     UrlState,
 )
@@ -183,6 +184,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CHANGES_SCHEMA,
     # 11: the IndexNow submission log (issue 12): what each URL was last submitted at.
     INDEXNOW_SCHEMA,
+    # 12: thumbnails (issue 14, ``crawl --thumbnails``): a small picture of each indexable
+    # page's first screen, shown by the visual map.
+    """
+    CREATE TABLE thumbnails (
+        page_id INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        image BLOB NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -632,6 +642,11 @@ class SqliteStore(AuditTables, IndexNowTables):
                 "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
                 (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
             )
+        if outcome.thumbnail is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO thumbnails(page_id, type, image) VALUES (?, ?, ?)",
+                (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
+            )
 
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
@@ -772,6 +787,20 @@ class SqliteStore(AuditTables, IndexNowTables):
         rows = (self._conn.execute(one, (url_id,)).fetchone() for url_id in ids)
         return [_record(row) for row in rows if row is not None]
 
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (as :meth:`page_records` spells it)."""
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        )
+        while True:
+            rows = cur.fetchmany(100)
+            if not rows:
+                return
+            for url, kind, image in rows:
+                yield str(url), Thumbnail(str(kind), bytes(image))
+
 
 # -- read-only helpers shared by the store and the module functions ---------------------
 
@@ -848,6 +877,7 @@ _PAGE_FACTS = (
     ("images", "page_id"),
     ("notes", "page_id"),
     ("renders", "page_id"),
+    ("thumbnails", "page_id"),
 )
 
 _RECORD_SQL = (
