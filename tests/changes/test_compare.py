@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 
-from sitemapkit.changes.compare import MAX_HISTORY, Kind, compare, map_state, timeline
+from sitemapkit.changes.compare import MAX_HISTORY, Change, Kind, compare, map_state, timeline
+from sitemapkit.changes.report import write_text
+from sitemapkit.changes.runs import Diff, Side
 from sitemapkit.fileio import spreadsheet_cell
-from sitemapkit.store.base import UrlFacts
+from sitemapkit.store.base import RunRow, UrlFacts
 
 PAGE = UrlFacts("http://a/x", 1, False, 200, True, None, "X", None, "f1", None)
 
@@ -42,3 +45,17 @@ def test_csv_cells_that_a_spreadsheet_would_run_get_a_quote() -> None:
         "",
         "3",
     ]
+
+
+def test_text_groups_are_capped_with_and_n_more() -> None:
+    run = RunRow(1, 1_700_000_000.0, 1_700_000_100.0, "finished")
+    added = [Change(f"http://a/{i}", Kind.ADDED, "", "200, indexable") for i in range(5)]
+    diff = Diff(Side("a.sqlite", run), Side("a.sqlite", replace(run, id=2)), iter(added))
+    out = io.StringIO()
+    counts = write_text(diff, out, cap=2)
+    assert counts[Kind.ADDED] == 5
+    text = out.getvalue()
+    assert "added 5, removed 0" in text
+    more = "  ... and 3 more (only the first 2 are listed)\n"
+    assert "  http://a/1  (200, indexable)\n" + more in text
+    assert "http://a/2" not in text
