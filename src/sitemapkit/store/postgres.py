@@ -681,6 +681,10 @@ class PostgresStore(PgAuditTables):
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         return changes.facts_at(Qmark(self._now()), run)
 
+    @_reads
+    def url_history(self, url: str) -> list[UrlFacts]:
+        return changes.url_history(Qmark(self._now()), url)
+
     @_writes
     def release_claims(self) -> int:
         count = self._write_now(
