@@ -8,6 +8,8 @@ set -euo pipefail
 need=()
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# the same Chromium without its UI: what --render drives (half the memory)
+command -v chromium-headless-shell >/dev/null 2>&1 || need+=(chromium-headless-shell)
 if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   need+=(postgresql)
 fi

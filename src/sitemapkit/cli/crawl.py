@@ -22,6 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
@@ -224,6 +225,7 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
     store = open_store(db, mode="read")
     try:
         url, info = find_explanation(store, url)
+        history = [] if info is None else store.url_history(info.record.url)
     finally:
         store.close()
     if info is None:
@@ -258,6 +260,14 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
         only = rec.extra["rendered_links"].split()
         out.write(f"  links only after rendering: {len(only)}\n")
         out.writelines(f"    {link}\n" for link in only)
+    if info.fetched_at is not None:  # a 304 counts: the page was seen then
+        seen = datetime.fromtimestamp(int(info.fetched_at), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        out.write(f"  last seen:  {seen} UTC\n")
+    if history:  # first seen, what changed in which run, gone (issue 12)
+        from sitemapkit.changes.compare import timeline
+
+        out.write("  history:\n")
+        out.writelines(f"    {line}\n" for line in timeline(history))
     if info.redirect_chain:
         out.write("  redirects:\n")
         for hop_url, status in info.redirect_chain:
@@ -393,6 +403,12 @@ def _resumed_config(
     show_default=True,
     help="Pages rendered at once.",
 )
+@click.option(
+    "--thumbnails",
+    is_flag=True,
+    help="Store a small picture of each indexable page's first screen for the map "
+    "(renders pages --render did not; needs sitemapkit[render]).",
+)
 @click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
 @click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
 @click.option(
@@ -452,6 +468,7 @@ def crawl(
     render: str,
     render_timeout: float,
     render_concurrency: int,
+    thumbnails: bool,
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
@@ -499,11 +516,12 @@ def crawl(
             render=render,
             render_timeout=render_timeout,
             render_concurrency=render_concurrency,
+            thumbnails=thumbnails,
         )
         if user_agent:
             config.user_agent = user_agent
         _check(config)
-    if render != "never":
+    if render != "never" or thumbnails:
         from sitemapkit.render.browser import check_available
 
         check_available()  # a missing Playwright or Chromium: one line, before any file is made

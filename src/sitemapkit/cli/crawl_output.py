@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.store import iter_page_records
 from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 if TYPE_CHECKING:
@@ -135,9 +134,10 @@ def draw_visual_map(db: DbSpec, out_dir: Path, *, title: str | None = None) -> P
     it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
     """
     from sitemapkit.visual.page import write_visual_map
+    from sitemapkit.visual.sources import crawl_tree
 
     return write_visual_map(
-        iter_page_records(db), out_dir / MAP_NAME, title=title, source_kind="crawl"
+        crawl_tree(str(db)), out_dir / MAP_NAME, title=title, source_kind="crawl"
     )
 
 

@@ -166,6 +166,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX audit_findings_code ON audit_findings(code, id);
     """,
+    # 2: thumbnails (issue 14, ``crawl --thumbnails``; SQLite migration 12).
+    """
+    CREATE TABLE thumbnails (
+        page_id BIGINT PRIMARY KEY,
+        type TEXT NOT NULL,
+        image BYTEA NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

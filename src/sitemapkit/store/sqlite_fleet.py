@@ -20,7 +20,7 @@ from sitemapkit.errors import StoreWriteError
 from sitemapkit.store.base import Claimed, HostRobots
 from sitemapkit.store.guard import guard
 
-#: Schema migration 12: where every URL's host is (the frontier is claimed by host), who
+#: Schema migration 13: where every URL's host is (the frontier is claimed by host), who
 #: claimed it, the live workers, the host slots they lease, and what the fleet shares.
 FLEET_SCHEMA = """
     ALTER TABLE urls ADD COLUMN origin TEXT;
@@ -92,7 +92,7 @@ class FleetTables:
             "INSERT INTO workers(name, started, expires) VALUES (?, ?, ?) RETURNING id",
             (name, now, now + ttl),
         ).fetchone()
-        # URLs queued by a crawl made before migration 12 have no origin yet.
+        # URLs queued by a crawl made before migration 13 have no origin yet.
         missing = conn.execute(
             "SELECT id, url FROM urls WHERE origin IS NULL AND state IN (0, 1, 3, 4)"
         ).fetchall()
