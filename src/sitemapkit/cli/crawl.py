@@ -22,6 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -210,6 +211,7 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
     store = open_store(db, mode="read")
     try:
         url, info = find_explanation(store, url)
+        history = [] if info is None else store.url_history(info.record.url)
     finally:
         store.close()
     if info is None:
@@ -244,6 +246,14 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
         only = rec.extra["rendered_links"].split()
         out.write(f"  links only after rendering: {len(only)}\n")
         out.writelines(f"    {link}\n" for link in only)
+    if info.fetched_at is not None:  # a 304 counts: the page was seen then
+        seen = datetime.fromtimestamp(int(info.fetched_at), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        out.write(f"  last seen:  {seen} UTC\n")
+    if history:  # first seen, what changed in which run, gone (issue 12)
+        from sitemapkit.changes.compare import timeline
+
+        out.write("  history:\n")
+        out.writelines(f"    {line}\n" for line in timeline(history))
     if info.redirect_chain:
         out.write("  redirects:\n")
         for hop_url, status in info.redirect_chain:

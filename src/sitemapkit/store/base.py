@@ -396,6 +396,11 @@ class CrawlStore(Protocol):
         """
         ...
 
+    def url_history(self, url: str) -> list[UrlFacts]:
+        """The change records of one URL (its key or spelling), oldest first: the run that
+        first saw it, each run that changed one of its facts, the run it went (``--why``)."""
+        ...
+
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         """Every URL as it stood at the end of ``run`` (gone ones left out), streamed in
         code-point order of the URL (``COLLATE "C"`` on PostgreSQL) so that two stores

@@ -50,7 +50,12 @@ from sitemapkit.store.base import (
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
-from sitemapkit.store.sqlite_changes import CHANGES_SCHEMA, facts_at, record_changes
+from sitemapkit.store.sqlite_changes import (
+    CHANGES_SCHEMA,
+    facts_at,
+    record_changes,
+    url_history,
+)
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
 from sitemapkit.store.sqlreader import SqlReader
@@ -571,6 +576,10 @@ class SqliteStore(AuditTables, IndexNowTables):
     @_streams
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         return facts_at(self._conn, run)
+
+    @_reads
+    def url_history(self, url: str) -> list[UrlFacts]:
+        return url_history(self._conn, url)
 
     @_writes
     def release_claims(self) -> int:
