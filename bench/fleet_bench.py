@@ -13,7 +13,7 @@ two cores.  Prints pages/s, the ``fleet 2 / fleet 1`` ratio (issue 13's target i
 the JDK 17 docs, stated there for the PostgreSQL store: this measures the SQLite one), the
 fleet's cost over a plain crawl, and whether every run found the same page set.
 
-    python bench/fleet_bench.py [--sites openjdk-17-doc postgresql-doc-15] [--repeat 3]
+    python bench/fleet_bench.py [--quick] [--sites openjdk-17-doc postgresql-doc-15] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ Run = tuple[float, float, set[str]]  # wall s, CPU s (every process), pages
 def once(url: str, out: Path, how: str) -> Run:
     """One crawl as ``how`` says (``alone``, ``fleet 1``, ``fleet 2``)."""
     shutil.rmtree(out, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     cmd = [str(c.our_cli()), "crawl", url, "-o", str(out), "--workers", "1", "--no-map"]
     if how != "alone":
         cmd.append("--fleet")
@@ -60,9 +61,11 @@ def once(url: str, out: Path, how: str) -> Run:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--sites", nargs="*", choices=sorted(cb.SITES), default=["openjdk-17-doc"])
+    ap.add_argument("--sites", nargs="*", choices=sorted(cb.SITES), help="default: the JDK docs")
+    ap.add_argument("--quick", action="store_true", help="the PostgreSQL manual (run_all.py)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
     args = ap.parse_args()
+    args.sites = args.sites or (["postgresql-doc-15"] if args.quick else ["openjdk-17-doc"])
     load_start = c.machine_note()
     c.ensure_apt("nginx")
     roots = {name: cb.unpack(cb.SITES[name]) for name in args.sites}
