@@ -194,6 +194,18 @@ def list_pages(path: Path) -> set[str]:
 # --------------------------------------------------------------------------- ours
 
 
+def byte_compile_ours() -> None:
+    """Write the package's bytecode, as ``pip install`` does for an installed package.
+
+    This environment sets ``PYTHONDONTWRITEBYTECODE=1`` and the package is an editable
+    install, so without this every run compiles all of sitemapkit's sources again (7.9% of
+    the instructions of a whole PostgreSQL-manual crawl under callgrind): a cost no user
+    of an installed sitemapkit pays, and the peers' venvs hold their bytecode.
+    """
+    python = c.our_cli().parent / "python"
+    subprocess.run([str(python), "-m", "compileall", "-q", str(c.REPO / "src")], check=True)
+
+
 def our_crawl_cmd(url: str, out_dir: Path, workers: int) -> list[str]:
     """What a user types: ``sitemapkit crawl URL -o OUT``, and the ``--workers`` compared."""
     return [str(c.our_cli()), "crawl", url, "-o", str(out_dir), "--workers", str(workers)]
@@ -327,6 +339,8 @@ def main() -> int:
         if args.scrapy:
             scrapy_bin = c.scratch_venv("scrapy", ["scrapy==2.19.0"])
     ours = not args.skip_ours and c.our_command_available("crawl")
+    if ours:
+        byte_compile_ours()
 
     tag = "quick" if args.quick else "full"
     work = c.SCRATCH / f"crawl-out-{tag}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,3 +68,31 @@ def xsd_dir() -> Path:
     if not XSD_DIR.is_dir():
         pytest.skip(f"schemas not found at {XSD_DIR}")
     return XSD_DIR
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A real PostgreSQL server for this test session (see tests/pgcluster.py): its URL."""
+    import pgcluster
+
+    reason = pgcluster.why_not()
+    if reason is not None:
+        if os.environ.get("CI"):  # CI installs them (make system-deps): never skip there
+            pytest.fail(reason)
+        pytest.skip(reason)
+    cluster = pgcluster.Cluster()
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_spec(pg_url: str, request: pytest.FixtureRequest) -> str:
+    """The spec of a fresh crawl store on the test server (a schema of its own per test)."""
+    global _PG_SCHEMAS  # noqa: PLW0603 - a counter across the session
+    _PG_SCHEMAS += 1
+    return f"{pg_url}?schema=t{_PG_SCHEMAS}_{os.getpid()}"
+
+
+_PG_SCHEMAS = 0

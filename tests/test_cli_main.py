@@ -20,6 +20,7 @@ def test_help_lists_commands(capsys) -> None:
         "crawl",
         "inventory",
         "history",
+        "write",
         "diff",
         "indexnow",
         "visualize",

@@ -24,6 +24,7 @@ async def main() -> None:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--wait", choices=("load", "networkidle"), default="networkidle")
     ap.add_argument("--max-pages", type=int, default=100_000)
+    ap.add_argument("--executable", default="/usr/bin/chromium", help="the same browser as ours")
     args = ap.parse_args()
     os.environ.setdefault("CRAWLEE_STORAGE_DIR", tempfile.mkdtemp(prefix="crawlee-"))
     from crawlee import ConcurrencySettings
@@ -38,7 +39,7 @@ async def main() -> None:
         headless=True,
         browser_type="chromium",
         browser_launch_options={
-            "executable_path": "/usr/bin/chromium",
+            "executable_path": args.executable,
             "args": ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
         },
     )

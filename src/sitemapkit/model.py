@@ -17,6 +17,10 @@ from sitemapkit.terminal import for_people
 #: What a lastmod may be given as: a date, an aware datetime, or W3C text.
 LastMod = date | datetime | str
 
+#: The crawl's reason for a URL outside its scope (only linked, never fetched); the
+#: visual map gathers hosts that only have such URLs into one "External links" group.
+OUT_OF_SCOPE = "out-of-scope"
+
 
 class ChangeFreq(enum.StrEnum):
     ALWAYS = "always"

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +31,9 @@ def test_demo_writes_sitemap_db_and_inventory(
     page = (out / "site-map.html").read_text(encoding="utf-8")
     assert "Northwind Lamps (demo)" in page
     assert "<noscript>" in page
+    # rendering is installed here (the [render] extra and Chromium): a thumbnail per sitemap page
+    data = json.loads(re.search(r'type="application/json">(.*?)</script>', page, re.S)[1])  # type: ignore[index]
+    assert len(data["th"]) == len(SITEMAP_PATHS)
     xmllint_urlset(out / "sitemap.xml")
     stdout = capsys.readouterr().out
     assert "every URL, reason and audit finding matches" in stdout
@@ -34,3 +41,34 @@ def test_demo_writes_sitemap_db_and_inventory(
     assert "Content-Security-Policy" in (out / "audit.html").read_text(encoding="utf-8")
     assert f"{len(SITEMAP_PATHS)} pages in the sitemap" in stdout
     assert main(["inventory", str(out / "crawl.sqlite"), "--format", "jsonl"]) == 0
+
+
+def test_demo_works_without_the_render_extra(tmp_path: Path) -> None:
+    """Playwright missing (an import that fails, as when the extra is not installed)."""
+    code = (
+        "import sys; sys.modules['playwright'] = None; "
+        "from sitemapkit.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, "demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "note: no page thumbnails on the map: rendering needs the Playwright package" in (
+        proc.stderr
+    )
+    assert "every URL, reason and audit finding matches" in proc.stdout
+    assert '"th":' not in (out / "site-map.html").read_text(encoding="utf-8")
+    asked = subprocess.run(
+        [sys.executable, "-c", code, "demo", "--out", str(out), "--thumbnails"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert asked.returncode == 1
+    assert asked.stderr.strip().splitlines()[-1].endswith("pip install 'sitemapkit[render]'")

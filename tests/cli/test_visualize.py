@@ -43,7 +43,7 @@ def test_visualize_a_crawl_database(
     assert code == 0
     line = capsys.readouterr().out.strip()
     assert re.fullmatch(
-        rf"wrote {re.escape(str(out))}: \d+ pages, 2 hosts, \d+ KB, "
+        rf"wrote {re.escape(str(out))}: \d+ pages, 1 host \+ 1 only linked, \d+ KB, "
         r"from a crawl in \d+\.\d s",
         line,
     ), line

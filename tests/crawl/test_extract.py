@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import html
 import re
 from datetime import UTC, datetime
@@ -460,3 +461,40 @@ def test_a_huge_page_parsed_in_segments_gives_the_whole_parse(
     assert segmented.links_dropped == whole.links_dropped == 40_001 - 20_000
     assert (segmented.title, segmented.h1, segmented.canonical) == ("Huge", "All pages", url)
     assert segmented.fingerprint == whole.fingerprint
+
+
+def test_page_facts_pickle_by_value() -> None:
+    """``--workers`` sends facts between processes: they come back equal."""
+    import pickle
+
+    body = (
+        b'<title>T</title><link rel="canonical" href="/c"><link rel="alternate" hreflang="de" '
+        b'href="/de"><a href="/a" rel="nofollow">a</a><a href="/b">b</a><img src="/i.png">'
+    )
+    facts = extract_page(body, url="http://example.test/p", headers={"Content-Type": "text/html"})
+    assert len(facts.links) == 2
+    assert facts.alternates
+    assert pickle.loads(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)) == facts
+    assert pickle.loads(pickle.dumps(facts.links[0])) == facts.links[0]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<title>Café – ünïcode</title><p>Grüße</p><a href='/é'>e</a>".encode(),
+        b"<title>bad \xff utf-8</title><a href='/x'>x</a>",
+        codecs.BOM_UTF8 + "<title>bom</title><p>é</p>".encode(),
+        "<title>latin</title><p>é</p>".encode("latin-1"),
+        "<title>replacement \ufffd itself</title>".encode(),
+    ],
+)
+def test_parsing_the_bytes_gives_what_parsing_the_text_gives(
+    body: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clean UTF-8 body is parsed from its bytes; the facts equal the text's parse."""
+    url, headers = "http://example.test/p", {"Content-Type": "text/html"}
+    direct = extract_page(body, url=url, headers=headers)
+    monkeypatch.setattr(
+        extract, "_parse_input", lambda body, text, encoding: extract.html_segments(text)
+    )
+    assert extract_page(body, url=url, headers=headers) == direct

@@ -181,6 +181,21 @@ async def test_concurrency_is_bounded_and_the_browser_restarts(site: AppSite) ->
         await pool.close()
 
 
+async def test_a_tab_is_replaced_after_its_pages(site: AppSite) -> None:
+    """A reused tab's renderer grows page by page: it is closed after ``tab_pages``."""
+    pool = BrowserPool(concurrency=1, tab_pages=4)
+    try:
+        renderer = make_renderer(site, pool)
+        url, body, raw = raw_facts(site, "shell")
+        for _ in range(9):
+            done = await renderer.render(url, body, HEADERS, raw, why="always")
+            assert len(done.only_rendered) == 4
+        assert pool.launches == 1
+        assert pool.tabs_opened == 3  # pages 1-4, 5-8, 9
+    finally:
+        await pool.close()
+
+
 async def test_a_thumbnail_is_a_jpeg_of_the_first_screen(site: AppSite) -> None:
     pool = BrowserPool(concurrency=1, context_options=context_options(thumbnails=True))
     try:

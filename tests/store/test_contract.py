@@ -18,17 +18,27 @@ import pytest
 from sitemapkit.errors import StoreBusyError, StoreError
 from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, iter_page_records, open_store
-from sitemapkit.store.base import CrawlStore, Fate, LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import (
+    CrawlStore,
+    Fate,
+    LinkRow,
+    NewUrl,
+    Outcome,
+    Thumbnail,
+    UrlState,
+)
 
-#: name -> makes the spec of a fresh, empty store in a temporary folder
-IMPLEMENTATIONS: dict[str, Callable[[Path], str]] = {
-    "sqlite": lambda tmp: str(tmp / "crawl.sqlite"),
+#: name -> makes the spec of a fresh, empty store (given the test's request and tmp_path)
+IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
+    "sqlite": lambda _request, tmp: str(tmp / "crawl.sqlite"),
+    # a schema of its own on the session's real PostgreSQL server (tests/pgcluster.py)
+    "postgresql": lambda request, _tmp: str(request.getfixturevalue("pg_spec")),
 }
 
 
 @pytest.fixture(params=sorted(IMPLEMENTATIONS))
 def spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return IMPLEMENTATIONS[request.param](tmp_path)
+    return IMPLEMENTATIONS[request.param](request, tmp_path)
 
 
 @pytest.fixture
@@ -91,6 +101,28 @@ def test_counts_track_the_states(store: CrawlStore) -> None:
     assert {k: counts[k] for k in expected} == expected
     assert (counts["fetched"], counts["indexable"], counts["errors"]) == (2, 1, 1)
     assert store.queued() == 3
+
+
+def test_fetched_pages_by_time_for_the_live_map(store: CrawlStore) -> None:
+    """The app's live map: ids by fetch time, counts since a run start, records by id."""
+    store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(4)])
+    a, b, c, _ = store.claim(4)
+    store.finish(a.id, Outcome(status=200, indexable=True, title="A", fetched_at=3.0))
+    store.finish(b.id, Outcome(status=404, reason="http-404", fetched_at=1.0))
+    store.finish(c.id, Outcome(status=200, indexable=True, title="C", fetched_at=2.0))
+    store.commit()
+    assert store.fetched_ids(0.0) == [(b.id, 1.0), (c.id, 2.0), (a.id, 3.0)]
+    assert store.fetched_ids(2.0) == [(a.id, 3.0)]
+    assert (store.fetched_count(2.0), store.fetched_count(0.0), store.fetched_count(9.0)) == (
+        2,
+        3,
+        0,
+    )
+    records = store.records_by_id([a.id, 10**9, b.id])
+    assert [(r.url, r.title, r.reason) for r in records] == [
+        ("http://a/0", "A", None),
+        ("http://a/1", None, "http-404"),
+    ]
 
 
 # -- results -------------------------------------------------------------------------
@@ -161,6 +193,44 @@ def test_records_name_the_page_each_url_was_found_on(store: CrawlStore) -> None:
         "not-crawled",
         False,
     )
+
+
+def test_thumbnails_are_kept_with_their_page_and_replaced_by_a_new_fetch(spec: str) -> None:
+    store = open_store(spec)
+    try:
+        home, other, plain = _ids_after_add(store, "http://a/", "http://a/b", "http://a/c")
+        store.set_meta("start_url", "http://a/")
+        store.start_run(1.0)
+        jpeg = b"\xff\xd8\xff\xe0" + bytes(range(256)) * 4  # any bytes, NULs included
+        store.finish(
+            home, Outcome(status=200, indexable=True, thumbnail=Thumbnail("image/jpeg", jpeg))
+        )
+        store.finish(
+            other, Outcome(status=200, indexable=True, thumbnail=Thumbnail("image/webp", b"RIFF"))
+        )
+        store.finish(plain, Outcome(status=200, indexable=True))
+        store.end_run("finished", 2.0)
+        store.commit()
+        assert dict(store.thumbnails()) == {
+            "http://a/": Thumbnail("image/jpeg", jpeg),
+            "http://a/b": Thumbnail("image/webp", b"RIFF"),
+        }
+    finally:
+        store.close()
+    reader = open_store(spec, mode="read")
+    try:
+        assert [u for u, _ in reader.thumbnails()] == ["http://a/", "http://a/b"]
+    finally:
+        reader.close()
+    # a new run that fetches a page again replaces what its last fetch stored
+    store = open_store(spec)
+    try:
+        store.start_run(3.0)
+        store.finish(other, Outcome(status=200, indexable=True))
+        store.commit()
+        assert [u for u, _ in store.thumbnails()] == ["http://a/"]
+    finally:
+        store.close()
 
 
 # -- durability ----------------------------------------------------------------------
@@ -238,8 +308,6 @@ def test_modes_check_what_is_there(spec: str) -> None:
 
 
 def test_unknown_specs_are_refused_by_name(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no PostgreSQL store"):
-        open_store("postgresql://user:secret@db.example/crawl")
     with pytest.raises(StoreError, match="not a kind of crawl store"):
         open_store("mongodb://db.example/crawl")
     assert not is_crawl_db("postgresql://db.example/crawl")
@@ -284,6 +352,11 @@ def test_change_records_compare_any_two_runs(store: CrawlStore) -> None:
     assert {u for u, _a, _b in store.changes_between(first, third)} == set(changes)
     assert [f.url for f in store.facts_at(third)] == ["http://a/", "http://a/x", "http://a/z"]
     assert [f.title for f in store.facts_at(second)] == ["Home", "X", "Y"]
+    assert [(f.run, f.title, f.gone) for f in store.url_history("http://a/y")] == [
+        (first, "Y", False),
+        (third, "Y", True),
+    ]
+    assert store.url_history("http://a/never") == []
 
 
 def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None:

@@ -12,7 +12,8 @@ from typing import Any
 
 from sitemapkit.app.sites import AUDIT_REPORT
 from sitemapkit.app.workspace import SitePaths
-from sitemapkit.rulebook.codes import meaning, severity
+from sitemapkit.audit.codes import audit_severity as severity
+from sitemapkit.audit.codes import meaning
 from sitemapkit.store import is_crawl_db
 from sitemapkit.store.registry import open_audit_store
 

@@ -24,14 +24,22 @@ from sitemapkit.app.workspace import SitePaths
 from sitemapkit.errors import SitemapkitError
 from sitemapkit.model import PageRecord
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore
 
 #: Seconds between two reads of the store (so at most 1/TICK progress events a second).
 TICK = 0.25
 #: Pages sent per tick at most (the rest come in the next ticks).
 PAGES_PER_TICK = 500
+#: Seconds a page's fetch time may precede its commit (parse + batch): looked back over.
+LOOK_BACK = 60.0
+#: Pages a slow tab may fall behind before the oldest are dropped (it can reload map.json).
+MAX_BACKLOG = 50_000
 #: Seconds of history the pages/s figure is measured over.
 RATE_WINDOW = 2.0
+#: A progress event before the store can be read (every key always present).
+EMPTY_PROGRESS: dict[str, Any] = {
+    "state": "idle", "fetched": 0, "fetched_total": 0, "in_sitemap": 0, "queued": 0,
+    "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {}, "run": None,
+}  # fmt: skip
 #: Seconds between keep-alive comments on a quiet stream.
 PING_EVERY = 15.0
 
@@ -73,7 +81,7 @@ class Subscriber:
     def offer(self, snap: Snapshot) -> None:
         self.progress = snap.progress  # only the newest survives
         self.pages.extend(snap.pages)
-        del self.pages[: max(0, len(self.pages) - 4 * PAGES_PER_TICK)]
+        del self.pages[: max(0, len(self.pages) - MAX_BACKLOG)]
         self.wake.set()
 
     def take(self) -> list[bytes]:
@@ -97,8 +105,8 @@ class Watcher:
         self._state_of = state_of
         self.subscribers: set[Subscriber] = set()
         self._task: asyncio.Task[None] | None = None
-        self._store: CrawlStore | None = None
-        self._after = time.time()
+        self._after = self._opened_at = time.time()
+        self._sent: dict[int, float] = {}
         self._history: deque[tuple[float, int]] = deque()
         self._started = time.monotonic()
 
@@ -106,7 +114,8 @@ class Watcher:
         sub = Subscriber()
         self.subscribers.add(sub)
         if self._task is None or self._task.done():
-            self._after = time.time()
+            self._after = self._opened_at = time.time()
+            self._sent.clear()
             self._task = asyncio.create_task(self._run())
         return sub
 
@@ -119,42 +128,38 @@ class Watcher:
             sub.wake.set()
 
     async def _run(self) -> None:
-        try:
-            while self.subscribers:
-                snap = await asyncio.to_thread(self._read)
-                for sub in list(self.subscribers):
-                    sub.offer(snap)
-                await asyncio.sleep(TICK)
-        finally:
-            store, self._store = self._store, None
-            if store is not None:
-                await asyncio.to_thread(store.close)
+        while self.subscribers:
+            snap = await asyncio.to_thread(self._read)
+            for sub in list(self.subscribers):
+                sub.offer(snap)
+            await asyncio.sleep(TICK)
 
     def _read(self) -> Snapshot:
         """One tick's reading (in a worker thread; the store is only used from here)."""
         state = self._state_of(self.paths)
-        progress: dict[str, Any] = {"state": state, "fetched": 0, "in_sitemap": 0, "queued": 0,
-                                    "errors": 0, "rate": 0.0, "elapsed": 0.0, "reasons": {},
-                                    "run": None}  # fmt: skip
+        progress: dict[str, Any] = dict(EMPTY_PROGRESS, state=state)
+        if not is_crawl_db(self.paths.db):
+            return Snapshot(progress)
         try:
-            store = self._open()
-            if store is None:
-                return Snapshot(progress)
-            counts = store.counts()
-            progress["reasons"] = store.reasons()
-            started = store.run_started()
-            runs = store.runs()
-            fresh = store.fetched_since(self._after, PAGES_PER_TICK)
+            store = open_store(self.paths.db, mode="read")
+            try:
+                counts = store.counts()
+                progress["reasons"] = store.reasons()
+                started = store.run_started()
+                runs = store.runs()
+                fetched = store.fetched_count(started) if started else 0
+                fresh = store.records_by_id(
+                    self._new_ids(store.fetched_ids(self._after - LOOK_BACK))
+                )
+            finally:
+                store.close()
         except SitemapkitError as exc:
             progress["problem"] = str(exc)
-            self._close()
             return Snapshot(progress)
-        if fresh:
-            self._after = fresh[-1][0]
         now = time.monotonic()
-        fetched = counts.get("fetched", 0)
         progress.update(
             fetched=fetched,
+            fetched_total=counts.get("fetched", 0),
             in_sitemap=counts.get("indexable", 0),
             queued=counts.get("queued", 0) + counts.get("claimed", 0),
             errors=counts.get("errors", 0),
@@ -162,26 +167,38 @@ class Watcher:
             elapsed=round(time.time() - started, 1) if started else 0.0,
             run=runs[-1].id if runs else None,
         )
-        return Snapshot(progress, [page_row(rec) for _, rec in fresh])
+        return Snapshot(progress, [page_row(rec) for rec in fresh])
+
+    def _new_ids(self, fetched: list[tuple[int, float]]) -> list[int]:
+        """The ids not sent yet (at most :data:`PAGES_PER_TICK`), oldest fetch first.
+
+        Fetch times are stamped before their batch commits, so the store is asked
+        for :data:`LOOK_BACK` seconds before the newest time sent, and ids already
+        sent are skipped; pages fetched before the stream opened are never sent.
+        """
+        new: list[int] = []
+        for url_id, when in fetched:
+            if url_id in self._sent or when <= self._opened_at:
+                continue
+            if len(new) == PAGES_PER_TICK:
+                break
+            new.append(url_id)
+            self._sent[url_id] = when
+            self._after = max(self._after, when)
+        horizon = self._after - LOOK_BACK
+        for url_id in [i for i, t in self._sent.items() if t < horizon]:
+            del self._sent[url_id]
+        return new
 
     def _rate(self, now: float, fetched: int) -> float:
         """Pages per second over the last :data:`RATE_WINDOW` seconds of ticks."""
+        if self._history and fetched < self._history[-1][1]:
+            self._history.clear()  # a new run began: its own count starts again
         self._history.append((now, fetched))
         while len(self._history) > 2 and now - self._history[1][0] >= RATE_WINDOW:
             self._history.popleft()
         then, before = self._history[0]
         return (fetched - before) / (now - then) if now > then else 0.0
-
-    def _open(self) -> CrawlStore | None:
-        if self._store is None and is_crawl_db(self.paths.db):
-            self._store = open_store(self.paths.db, mode="read")
-        return self._store
-
-    def _close(self) -> None:
-        store, self._store = self._store, None
-        if store is not None:
-            with contextlib.suppress(SitemapkitError):
-                store.close()
 
 
 async def stream(watcher: Watcher, first: dict[str, Any] | None = None) -> AsyncIterator[bytes]:

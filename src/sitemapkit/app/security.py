@@ -128,7 +128,9 @@ def _token_visit(guard: Guard, request: web.Request) -> web.Response:
     if not hmac.compare_digest(given.encode(), guard.token.encode()):
         return _error(401, "wrong token")
     query = {k: v for k, v in request.query.items() if k != "token"}
-    response = web.HTTPSeeOther(request.rel_url.with_query(query))
+    response = web.Response(
+        status=303, headers={"Location": str(request.rel_url.with_query(query))}
+    )
     response.set_cookie(TOKEN_COOKIE, guard.token, httponly=True, samesite="Strict", path="/")
     return response
 

@@ -9,6 +9,7 @@ becomes one JSON line with a status code (:func:`errors_middleware`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
 import json
@@ -36,6 +37,7 @@ JOBS = web.AppKey("jobs", Jobs)
 WATCHERS = web.AppKey("watchers", dict[str, Watcher])
 PAGES = web.AppKey("pages", pages_mod.PageCache)
 GUARD = web.AppKey("guard", Guard)
+WARMING = web.AppKey("warming", dict[str, asyncio.Task[None]])
 _META_CSP = re.compile(r'http-equiv="Content-Security-Policy" content="([^"]*)"')
 #: Shown at ``/`` until the front end's ``static/index.html`` exists.
 PLACEHOLDER = (
@@ -147,7 +149,9 @@ async def get_site(request: web.Request) -> web.Response:
 
         site = _site(request, paths)
         site.update(reasons={}, runs_list=[], config=None)
-        if is_crawl_db(paths.db):
+        if not is_crawl_db(paths.db) or "problem" in site:
+            return site
+        try:
             store = open_store(paths.db, mode="read")
             try:
                 site["reasons"] = store.reasons()
@@ -156,9 +160,14 @@ async def get_site(request: web.Request) -> web.Response:
                 site["config"] = json.loads(stored) if stored else None
             finally:
                 store.close()
+        except SitemapkitError as exc:  # being created by its crawl, or damaged: say so
+            site["problem"] = str(exc)
         return site
 
-    return web.json_response(await asyncio.to_thread(read))
+    site = await asyncio.to_thread(read)
+    if site["state"] == "idle":
+        warm(request.app, paths)
+    return web.json_response(site)
 
 
 async def _start(
@@ -232,14 +241,36 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 def job_changed(app: web.Application, site_id: str) -> None:
-    """A child started or ended: tell the site's open event streams at once."""
+    """A child started or ended: tell the site's open event streams at once, and read the
+    finished crawl's pages ahead of the Pages view (100,000 rows take seconds to read)."""
+    paths = app[WS].site(site_id)
+    state = app[JOBS].state(paths)
+    if state == "idle":
+        warm(app, paths)
     watcher = app[WATCHERS].get(site_id)
     if watcher is None:
         return
-    paths = app[WS].site(site_id)
-    job = paths.read_job()
-    state = app[JOBS].state(paths)
+    job = app[JOBS].last(site_id) or paths.read_job()
     watcher.state_changed({"state": state, "job": None if job is None else job.public()})
+
+
+def warm(app: web.Application, paths: SitePaths) -> None:
+    """Fill the Pages cache of ``paths`` in a worker thread (errors are the view's to say)."""
+    from sitemapkit.store import is_crawl_db
+
+    if not is_crawl_db(paths.db):
+        return
+
+    def read() -> None:
+        with contextlib.suppress(SitemapkitError):
+            app[PAGES].get(paths.db)
+
+    busy = app[WARMING]
+    if paths.id in busy:
+        return
+    task = asyncio.get_running_loop().create_task(asyncio.to_thread(read))
+    busy[paths.id] = task
+    task.add_done_callback(lambda _t: busy.pop(paths.id, None))
 
 
 # -- views ----------------------------------------------------------------------------
@@ -350,7 +381,7 @@ async def audit_get(request: web.Request) -> web.Response:
     except ValueError as exc:
         raise InputError("limit: a whole number") from exc
     view = await asyncio.to_thread(audit_view, paths, code, max(1, min(limit, 5000)))
-    job = paths.read_job()
+    job = request.app[JOBS].last(paths.id) or paths.read_job()
     view["job"] = job.public() if job is not None and job.kind == "audit" else None
     return web.json_response(view)
 
@@ -441,6 +472,7 @@ def make_app(workspace: Workspace, guard: Guard) -> web.Application:
     app[GUARD] = guard
     app[WATCHERS] = {}
     app[PAGES] = pages_mod.PageCache()
+    app[WARMING] = {}
     app[JOBS] = Jobs(on_change=lambda site_id: job_changed(app, site_id))
     app.on_response_prepare.append(add_headers)
     app.on_shutdown.append(_shutdown)
@@ -472,3 +504,6 @@ def make_app(workspace: Workspace, guard: Guard) -> web.Application:
 async def _shutdown(app: web.Application) -> None:
     """Server stopping (Ctrl-C, SIGTERM): every crawl saves itself before we exit."""
     await app[JOBS].shutdown()
+    warming = list(app[WARMING].values())
+    if warming:
+        await asyncio.wait(warming)

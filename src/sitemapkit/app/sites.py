@@ -8,15 +8,14 @@ be read (being created, full disk, damaged) gives a site with the problem in
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
 from typing import Any
 
-from sitemapkit.app.jobs import Jobs, orphan_message
+from sitemapkit.app.jobs import Jobs, holder_pid, orphan_message
 from sitemapkit.app.workspace import SitePaths
+from sitemapkit.audit.codes import audit_severity as severity
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.rulebook.codes import severity
 from sitemapkit.store import is_crawl_db
 from sitemapkit.store.registry import open_audit_store
 
@@ -38,21 +37,12 @@ def sitemap_files(out: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p.name not in ROOT_NAMES, p.name))
 
 
-def _pid_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
-
-
 def _job(paths: SitePaths, jobs: Jobs) -> dict[str, Any] | None:
-    job = paths.read_job()
+    job = jobs.last(paths.id) or paths.read_job()
     if job is None:
         return None
-    if job.ended_at is None and not jobs.running(paths.id) and not _pid_alive(job.pid):
+    # Not ours and the store let go: the server that ran it died (its crawl saved itself).
+    if job.ended_at is None and not jobs.running(paths.id) and holder_pid(paths.db) is None:
         job.message = orphan_message(job)
         job.exit_code = -int(signal.SIGKILL)
     return job.public()

@@ -56,7 +56,7 @@ _QUEUE_BATCH = 500
 class AuditPlan:
     """What to audit.  ``crawl`` is None for an offline audit of the crawl in ``db``."""
 
-    db: Path
+    db: Path | str
     site: str | None = None
     sitemaps: tuple[str, ...] = ()
     crawl: CrawlConfig | None = None
@@ -73,7 +73,7 @@ class AuditResult:
     """How the audit went; the findings themselves are in the store (``db``)."""
 
     site: str
-    db: Path
+    db: Path | str
     sitemaps: list[str]
     listed: int
     fetched: int

@@ -50,6 +50,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "history",
         "List the runs of a crawl store: pages, 304s, changes, bytes.",
     ),
+    "write": (
+        "sitemapkit.cli.write",
+        "write",
+        "Write the sitemap set of a stored crawl (SQLite or PostgreSQL).",
+    ),
     "diff": (
         "sitemapkit.cli.diff",
         "diff",

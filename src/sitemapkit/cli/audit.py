@@ -22,6 +22,7 @@ from typing import Any
 
 import click
 
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 
 #: Report forms and the file each is written to under ``-o DIR``.
@@ -99,7 +100,7 @@ def crawl_config(url: str, knobs: dict[str, Any]) -> Any:
 
 
 @contextlib.contextmanager
-def _store_path(db: Path | None, out_dir: Path | None) -> Iterator[Path]:
+def _store_path(db: DbSpec | None, out_dir: Path | None) -> Iterator[DbSpec]:
     if db is not None:
         yield db
     elif out_dir is not None:
@@ -114,19 +115,19 @@ def _store_path(db: Path | None, out_dir: Path | None) -> Iterator[Path]:
 
 
 def _plan(
-    url: str | None, sitemaps: Sequence[str], db: Path, now: str | None, knobs: dict[str, Any]
+    url: str | None, sitemaps: Sequence[str], db: DbSpec, now: str | None, knobs: dict[str, Any]
 ) -> tuple[Any, bool]:
     """The audit plan, and whether it may use the network."""
     from sitemapkit.audit.run import AuditPlan
     from sitemapkit.cli.validate import _parse_now
     from sitemapkit.read.walk import is_url
-    from sitemapkit.store import is_crawl_db
+    from sitemapkit.store import is_crawl_db, store_exists
 
     for source in sitemaps:
         if not is_url(source) and not Path(source).is_file():
             raise click.UsageError(f"--sitemap {source}: no such file (give a file or a URL)")
     moment = _parse_now(now)
-    if db.exists():
+    if store_exists(db):
         if not is_crawl_db(db):
             raise click.UsageError(f"--db {db}: not a sitemapkit crawl database")
         offline_only = bool(sitemaps) and not any(is_url(s) for s in sitemaps)
@@ -177,8 +178,9 @@ def _emit(result: Any, fmt: str | None, out_dir: Path | None, fail_on: str) -> N
 )
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="An earlier crawl to audit against offline (or where to keep this audit's crawl).",
+    type=DB_SPEC,
+    help="An earlier crawl to audit against offline (or where to keep this audit's crawl): "
+    "a file or postgresql://...",
 )
 @click.option(
     "--format",
@@ -202,7 +204,7 @@ def audit(
     url: str | None,
     out_dir: Path | None,
     sitemaps: tuple[str, ...],
-    db: Path | None,
+    db: DbSpec | None,
     fmt: str | None,
     fail_on: str,
     now: str | None,

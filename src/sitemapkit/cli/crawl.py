@@ -22,6 +22,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -33,6 +34,7 @@ from sitemapkit.cli.crawl_output import (
     publish_crawl,
     published_lines,
 )
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
 from sitemapkit.cli.indexnow import check_settings, submit_store
 from sitemapkit.cli.status import ExitStatus
@@ -197,7 +199,7 @@ def find_explanation(store: CrawlStore, url: str) -> tuple[str, Explanation | No
     return url, None
 
 
-def explain(db: Path, url: str, out: TextIO) -> int:
+def explain(db: DbSpec, url: str, out: TextIO) -> int:
     """Print what the crawl in ``db`` knows about ``url``; 1 when it never saw it.
 
     The store is opened read-only, without the lock: ``--why`` works while a
@@ -209,6 +211,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     store = open_store(db, mode="read")
     try:
         url, info = find_explanation(store, url)
+        history = [] if info is None else store.url_history(info.record.url)
     finally:
         store.close()
     if info is None:
@@ -243,6 +246,14 @@ def explain(db: Path, url: str, out: TextIO) -> int:
         only = rec.extra["rendered_links"].split()
         out.write(f"  links only after rendering: {len(only)}\n")
         out.writelines(f"    {link}\n" for link in only)
+    if info.fetched_at is not None:  # a 304 counts: the page was seen then
+        seen = datetime.fromtimestamp(int(info.fetched_at), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        out.write(f"  last seen:  {seen} UTC\n")
+    if history:  # first seen, what changed in which run, gone (issue 12)
+        from sitemapkit.changes.compare import timeline
+
+        out.write("  history:\n")
+        out.writelines(f"    {line}\n" for line in timeline(history))
     if info.redirect_chain:
         out.write("  redirects:\n")
         for hop_url, status in info.redirect_chain:
@@ -250,7 +261,7 @@ def explain(db: Path, url: str, out: TextIO) -> int:
     return ExitStatus.OK
 
 
-def resume_hint(message: str, db: Path, out_dir: Path) -> None:
+def resume_hint(message: str, db: DbSpec, out_dir: Path) -> None:
     """One stderr line: what stopped the crawl, and the command that continues it."""
     click.echo(
         f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
@@ -267,7 +278,7 @@ def _check(config: CrawlConfig) -> None:
 
 def _resumed_config(
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     url: str | None,
     max_pages: int | None,
     max_duration: float | None,
@@ -302,8 +313,8 @@ def _resumed_config(
 )
 @click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help=f"Crawl state file (default OUTDIR/{DB_NAME}); keep it to resume.",
+    type=DB_SPEC,
+    help=f"Crawl state: a file (default OUTDIR/{DB_NAME}) or postgresql://...; keep it to resume.",
 )
 @click.option("--resume", is_flag=True, help="Continue the crawl stored in --db.")
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
@@ -378,6 +389,12 @@ def _resumed_config(
     show_default=True,
     help="Pages rendered at once.",
 )
+@click.option(
+    "--thumbnails",
+    is_flag=True,
+    help="Store a small picture of each indexable page's first screen for the map "
+    "(renders pages --render did not; needs sitemapkit[render]).",
+)
 @click.option("--no-inventory", is_flag=True, help="Do not write OUTDIR/inventory.csv.")
 @click.option("--no-map", is_flag=True, help="Do not draw OUTDIR/site-map.html.")
 @click.option(
@@ -399,7 +416,7 @@ def crawl(
     ctx: click.Context,
     url: str | None,
     out_dir: Path | None,
-    db: Path | None,
+    db: DbSpec | None,
     resume: bool,
     base_url: str | None,
     gzip: bool,
@@ -423,6 +440,7 @@ def crawl(
     render: str,
     render_timeout: float,
     render_concurrency: int,
+    thumbnails: bool,
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
@@ -468,17 +486,18 @@ def crawl(
             render=render,
             render_timeout=render_timeout,
             render_concurrency=render_concurrency,
+            thumbnails=thumbnails,
         )
         if user_agent:
             config.user_agent = user_agent
         _check(config)
-    if render != "never":
+    if render != "never" or thumbnails:
         from sitemapkit.render.browser import check_available
 
         check_available()  # a missing Playwright or Chromium: one line, before any file is made
     outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if db.parent != Path():
+    if isinstance(db, Path) and db.parent != Path():
         db.parent.mkdir(parents=True, exist_ok=True)
     # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced, with
     # --db a finished crawl of the same site gets a new run (history kept).
@@ -544,7 +563,7 @@ class Outputs:
 def _publish(
     result: CrawlResult,
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     out_dir: Path,
     config: CrawlConfig,
     opts: Outputs,

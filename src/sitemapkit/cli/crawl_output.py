@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.store import iter_page_records
 from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 if TYPE_CHECKING:
+    from sitemapkit.cli.dbspec import DbSpec
     from sitemapkit.rulebook import Problem
     from sitemapkit.store.base import CrawlStore
 
@@ -127,22 +127,23 @@ def write_sitemap_set(
     return result
 
 
-def draw_visual_map(db: Path, out_dir: Path, *, title: str | None = None) -> Path:
+def draw_visual_map(db: DbSpec, out_dir: Path, *, title: str | None = None) -> Path:
     """Draw ``out_dir/site-map.html`` from the crawl in ``db``.
 
     The map is drawn from the stored crawl, not from the engine's memory, so
     it shows exactly what ``sitemapkit visualize crawl.sqlite`` would.
     """
     from sitemapkit.visual.page import write_visual_map
+    from sitemapkit.visual.sources import crawl_tree
 
     return write_visual_map(
-        iter_page_records(db), out_dir / MAP_NAME, title=title, source_kind="crawl"
+        crawl_tree(str(db)), out_dir / MAP_NAME, title=title, source_kind="crawl"
     )
 
 
 def publish_crawl(
     store: CrawlStore,
-    db: Path,
+    db: DbSpec,
     out_dir: Path,
     *,
     base_url: str | None,
@@ -172,7 +173,7 @@ def publish_crawl(
     return done
 
 
-def published_lines(done: Published, db: Path) -> list[str]:
+def published_lines(done: Published, db: DbSpec) -> list[str]:
     """The lines that tell the user where everything went."""
     result = done.sitemap
     files = ", ".join(str(f) for f in result.files)

@@ -55,16 +55,31 @@ def _sitemap_locs(out_dir: Path) -> set[str]:
     help="Folder for the sitemap, crawl database and inventory.",
 )
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Demo server port.")
+@click.option(
+    "--thumbnails/--no-thumbnails",
+    default=None,
+    help="Pictures of the pages on the map (default: when sitemapkit[render] and Chromium "
+    "are installed).",
+)
 @click.pass_context
-def demo(ctx: click.Context, out_dir: Path, port: int) -> None:
+def demo(ctx: click.Context, out_dir: Path, port: int, thumbnails: bool | None) -> None:
     """Serve the bundled demo site on 127.0.0.1, crawl it, write its sitemap and inventory."""
     from sitemapkit.demo.server import serve_demo
+    from sitemapkit.render.browser import check_available, unavailable
 
+    if thumbnails:
+        check_available()  # asked for: a missing piece is one line (cli.main), exit 1
+    elif thumbnails is None:
+        # the [render] extra is optional: the demo works without it, and says what it skips
+        why_not = unavailable()
+        thumbnails = why_not is None
+        if why_not is not None:
+            click.echo(f"note: no page thumbnails on the map: {why_not}", err=True)
     out_dir.mkdir(parents=True, exist_ok=True)
     db = out_dir / DB_NAME
     with serve_demo("127.0.0.1", port) as base:
         click.echo(f"demo site served at {base}")
-        config = CrawlConfig(base, images=True)
+        config = CrawlConfig(base, images=True, thumbnails=thumbnails)
         store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
             result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))

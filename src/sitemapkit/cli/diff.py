@@ -18,6 +18,7 @@ import click
 
 from sitemapkit.changes.report import FORMATS, write
 from sitemapkit.changes.runs import Diff, last_runs_of_two_stores, runs_of_one_store
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import InputError, StoreError
 from sitemapkit.fileio import atomic_open
@@ -29,7 +30,7 @@ def _run_number(text: str) -> int:
     return int(text)
 
 
-def _plan(db: Path | None, args: tuple[str, ...]) -> AbstractContextManager[Diff]:
+def _plan(db: DbSpec | None, args: tuple[str, ...]) -> AbstractContextManager[Diff]:
     if db is not None:
         if len(args) not in (0, 2):
             raise click.UsageError("with --db, give two run numbers (RUN_A RUN_B) or none")
@@ -45,8 +46,9 @@ def _plan(db: Path | None, args: tuple[str, ...]) -> AbstractContextManager[Diff
 @click.argument("args", nargs=-1, metavar="[RUN_A RUN_B | OLD NEW]")
 @click.option(
     "--db",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The crawl store whose runs to compare (default: its last two runs).",
+    type=DB_SPEC,
+    help="The crawl store (file or postgresql://...) whose runs to compare (default: its "
+    "last two runs).",
 )
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option(
@@ -57,7 +59,7 @@ def _plan(db: Path | None, args: tuple[str, ...]) -> AbstractContextManager[Diff
 )
 @click.pass_context
 def diff(
-    ctx: click.Context, args: tuple[str, ...], db: Path | None, fmt: str, output: Path | None
+    ctx: click.Context, args: tuple[str, ...], db: DbSpec | None, fmt: str, output: Path | None
 ) -> None:
     """Show what changed between two crawls: URLs added and removed, status,
     indexability (and why), title, canonical and content changes.

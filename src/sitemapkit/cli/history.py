@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 import click
 
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import StoreError
 from sitemapkit.store import is_crawl_db, open_store
@@ -69,12 +69,12 @@ def run_json(run: RunRow) -> dict[str, object]:
     "--db",
     "db",
     required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The crawl store whose runs to list.",
+    type=DB_SPEC,
+    help="The crawl store whose runs to list (a file or postgresql://...).",
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 @click.pass_context
-def history(ctx: click.Context, db: Path, fmt: str) -> None:
+def history(ctx: click.Context, db: DbSpec, fmt: str) -> None:
     """List the runs of a crawl store: time, state, pages, 304s, changes, bytes."""
     if not is_crawl_db(db):
         raise click.UsageError(f"{db}: not a sitemapkit crawl database")

@@ -18,6 +18,7 @@ from typing import IO
 
 import click
 
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.fileio import atomic_open, spreadsheet_cell
 from sitemapkit.model import PageRecord
@@ -89,7 +90,7 @@ def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> in
     return n
 
 
-def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
+def export_inventory(db: DbSpec, target: Path, fmt: str = "csv") -> int:
     """Write the inventory of ``db`` to ``target`` atomically; return the row count."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(target, "w", what="the inventory") as fh:
@@ -97,7 +98,7 @@ def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
 
 
 @click.command("inventory")
-@click.argument("db", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("db", type=DB_SPEC)
 @click.option(
     "--format",
     "fmt",
@@ -113,9 +114,9 @@ def export_inventory(db: Path, target: Path, fmt: str = "csv") -> int:
     help="Write to FILE instead of standard output ('-').",
 )
 @click.pass_context
-def inventory(ctx: click.Context, db: Path, fmt: str, output: Path | None) -> None:
+def inventory(ctx: click.Context, db: DbSpec, fmt: str, output: Path | None) -> None:
     """Export every URL the crawl in DB saw: status, depth, title, canonical, reason, inlinks."""
-    if not db.is_file() or not is_crawl_db(db):
+    if (isinstance(db, Path) and not db.is_file()) or not is_crawl_db(db):
         click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
         ctx.exit(ExitStatus.USAGE)
     if output is None or str(output) == "-":

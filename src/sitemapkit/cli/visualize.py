@@ -15,7 +15,7 @@ import click
 
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import FetchError, InputError, PublishError, SitemapkitError, StoreError
-from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, publish_visual_map
+from sitemapkit.visual.page import COLORS, LAYOUTS, VIEWS, hosts_text, publish_visual_map
 from sitemapkit.visual.sources import MAX_REPORTED, SourceReport, read_tree
 from sitemapkit.visual.tree import DEFAULT_MAX_CHILDREN, SiteTree, paused_gc
 
@@ -186,7 +186,6 @@ def _run(
             f"sitemapkit: note: {source} has no crawl depths; the map opens by URL path",
             err=True,
         )
-    hosts = tree.host_count
     plural = "s" if report.bad_lines != 1 else ""
     skipped = f", {report.bad_lines:,} bad line{plural} skipped" if report.bad_lines else ""
     dplural = "s" if tree.duplicates != 1 else ""
@@ -194,7 +193,7 @@ def _run(
     where = "<stdout>" if str(path) == "-" else str(path)
     click.echo(
         f"wrote {where}: {tree.page_total:,} page{'s' if tree.page_total != 1 else ''}, "
-        f"{hosts:,} host{'s' if hosts != 1 else ''}, "
+        f"{hosts_text(tree)}, "
         f"{_size(size)}, from a {report.kind}{skipped}{dupes} "
         f"in {time.perf_counter() - started:.1f} s",
         err=str(path) == "-",  # the page itself is on stdout

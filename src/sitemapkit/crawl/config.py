@@ -62,6 +62,8 @@ class CrawlConfig:
     render_timeout: float = 15.0
     #: ``--render-concurrency``: pages rendered at once.
     render_concurrency: int = 2
+    #: ``--thumbnails``: store a picture of each indexable page's first screen.
+    thumbnails: bool = False
     #: ``--workers``: processes that parse pages (1: the crawl's own; see ``parsepool``).
     workers: int = 1
 

@@ -46,7 +46,7 @@ from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
-from sitemapkit.model import Image, UrlEntry
+from sitemapkit.model import OUT_OF_SCOPE, Image, UrlEntry
 from sitemapkit.store.base import (
     Claimed,
     CrawlStore,
@@ -584,7 +584,7 @@ class Crawler:
         the trap guard's examples (printed in the summary) are URLs the site uses.
         """
         if not self.scope.check(url):
-            return ("out-of-scope", None)
+            return (OUT_OF_SCOPE, None)
         trap = self.traps.check(url, depth)
         if trap is not None:
             return (trap, None)
@@ -656,6 +656,7 @@ class Crawler:
             out.reason, out.detail = "parse-failed", str(exc)
             self._finish(item, out)
             return
+        rendered = None
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
                 item.spelling, response.body, response.headers, facts
@@ -691,6 +692,10 @@ class Crawler:
             out.notes = (("links-capped", _links_capped(facts.links_dropped)),)
         if ahead is not None:
             out.notes = (*out.notes, ("lastmod-ahead", ahead))
+        if out.indexable and self.config.thumbnails and self.renderer is not None:
+            out.thumbnail = await self.renderer.thumbnail(
+                item.spelling, response.body, response.headers, rendered
+            )
         self._finish(item, out)
         if out.indexable:
             self.stats.in_sitemap += 1
@@ -866,7 +871,7 @@ def _links_capped(dropped: int) -> str:
 
 def _renderer(config: CrawlConfig) -> Renderer | None:
     """The renderer ``config.render`` asks for (``None`` for ``never``: no browser, no import)."""
-    if config.render == "never":
+    if config.render == "never" and not config.thumbnails:
         return None
     from sitemapkit.render import Renderer, RenderSettings
 
@@ -875,6 +880,7 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
             mode=config.render,
             timeout=config.render_timeout,
             concurrency=config.render_concurrency,
+            thumbnails=config.thumbnails,
         )
     )
 

@@ -31,7 +31,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, Final
@@ -152,6 +152,11 @@ class Link:
     nofollow: bool = False
     kind: str = "a"
 
+    def __reduce__(self) -> tuple[type[Link], tuple[str, bool, str]]:
+        # Pickled by value (``--workers`` sends facts between processes): the dataclass
+        # default looks up ``fields()`` for every link and was most of the unpickling.
+        return (Link, (self.url, self.nofollow, self.kind))
+
 
 @dataclass(frozen=True, slots=True)
 class PageFacts:
@@ -186,6 +191,10 @@ class PageFacts:
     #: :func:`~sitemapkit.crawl.significance.content_fingerprint` of the page.
     fingerprint: str | None = None
 
+    def __reduce__(self) -> tuple[type[PageFacts], tuple[Any, ...]]:
+        # By value, positional, like :meth:`Link.__reduce__`.
+        return (PageFacts, tuple(getattr(self, name) for name in _FACT_FIELDS))
+
     def follow_links(
         self, *, include_nofollow: bool = False, kinds: frozenset[str] = FOLLOW_KINDS
     ) -> Iterator[Link]:
@@ -200,6 +209,9 @@ class PageFacts:
     def self_canonical(self) -> bool:
         """True when the page has no canonical or names itself."""
         return self.canonical is None or self.canonical == self.url
+
+
+_FACT_FIELDS: Final = tuple(f.name for f in fields(PageFacts))
 
 
 # --- headers -----------------------------------------------------------------------
@@ -424,6 +436,25 @@ def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
     yield text[start:]
 
 
+def _parse_input(body: bytes, text: str, encoding: str) -> Iterator[str | bytes]:
+    """What the parser reads: the body's own bytes when they are the UTF-8 of ``text``.
+
+    The parser works on UTF-8 and encodes a ``str`` back to it (about 4% of a crawl's
+    instructions); a UTF-8 body that decoded without a replacement character, and has no
+    BOM, is exactly that encoding already.  Anything else, and huge pages (segments are
+    cut in the text), go through the text as before.
+    """
+    if (
+        encoding == "utf-8"
+        and len(text) <= PARSE_SEGMENT_CHARS
+        and "\ufffd" not in text
+        and not body.startswith(codecs.BOM_UTF8)
+    ):
+        yield body
+    else:
+        yield from html_segments(text)
+
+
 def _safe_cut(text: str, start: int, at: int) -> int | None:
     """The end of the first closing block tag after ``at`` outside raw text, or None."""
     for tries, m in enumerate(_BLOCK_END.finditer(text, at)):
@@ -554,7 +585,7 @@ def extract_page(
     text, encoding = decode_body(body, content_type)
     found = _Found()
     texts: list[str] = []
-    for segment in html_segments(text):
+    for segment in _parse_input(body, text, encoding):
         parser = LexborHTMLParser(segment)
         _collect(parser, found)
         texts.append(visible_text(parser))  # last: it strips the code elements from the tree

@@ -8,12 +8,14 @@ crawl's one event loop keeps the network and the store.  Why this shape:
 * **Processes, not threads**: the parse holds the GIL for most of its time.
 * **Our own small pool, not** ``ProcessPoolExecutor``: when one of its processes
   dies, the executor fails *every* pending page and cannot say which page killed
-  it.  Here each parse process handles one page at a time over its own pipes, so a
-  dead process (SIGKILL, the OOM killer, a crash in the C parser) costs exactly the
-  page it held: a new process takes its place and that page is parsed again.  A
-  page that kills :data:`MAX_PARSE_ATTEMPTS` processes in a row is given up
-  (:class:`ParseFailed`; the engine records it as ``parse-failed``), instead of
-  killing processes forever.
+  it.  Here each parse process gets its own batches over its own pipes, so a dead
+  process (SIGKILL, the OOM killer, a crash in the C parser) costs only the pages
+  it held: a new process takes its place and they are parsed again, one by one, so
+  the page that kills is found.  A page that kills :data:`MAX_PARSE_ATTEMPTS`
+  processes in a row on its own is given up (:class:`ParseFailed`; the engine
+  records it as ``parse-failed``), instead of killing processes forever.
+* **Batches**: a page per message cost a wake-up of both processes per page, about
+  as much CPU as the parse itself on a busy machine; what waits is sent together.
 * **Plain subprocesses** (``python -m sitemapkit.crawl.parseworker``) speaking
   length-prefixed pickles on stdin/stdout: asyncio reads and writes the pipes without
   blocking the loop, and a child imports only the parser, not the CLI.
@@ -28,8 +30,10 @@ import contextlib
 import os
 import pickle
 import sys
+from collections import deque
 from collections.abc import Mapping
-from typing import Final, Protocol
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
 
 from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.heap import BIG_BODY, trim_heap
@@ -38,6 +42,9 @@ from sitemapkit.crawl.urlnorm import QueryPolicy
 
 #: Processes a page may kill before it is given up as ``parse-failed``.
 MAX_PARSE_ATTEMPTS: Final = 3
+#: Most pages, and most body bytes, sent to a parse process in one message.
+MAX_BATCH: Final = 16
+MAX_BATCH_BYTES: Final = 4 << 20
 #: Most parse processes ``--workers`` starts (more rarely pays: the event loop that
 #: fetches and stores is one process, and it becomes the bottleneck).
 MAX_WORKERS: Final = 8
@@ -87,42 +94,56 @@ class InlineParser:
         return None
 
 
-class _Child:
-    """One parse process and its pipes; ``url`` is the page it holds, if any."""
+@dataclass(slots=True, eq=False)
+class _Page:
+    """A page waiting for (or in) a parse process, and who waits for its facts."""
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.url: str | None = None
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+    body: bytes
+    url: str
+    headers: list[tuple[str, str]]
+    done: asyncio.Future[PageFacts]
+    #: Parse processes that died while holding this page alone.
+    attempts: int = 0
+    #: Sent on its own: it was in a batch whose process died.
+    alone: bool = False
 
 
 class _DiedError(Exception):
-    """The parse process ended (or its pipe broke) while it held a page."""
+    """The parse process ended (or its pipe broke) while it held pages."""
 
 
 class ProcessParser:
-    """``--workers N``: N parse processes, one page each at a time (module docstring)."""
+    """``--workers N``: N parse processes fed batches of pages (module docstring).
+
+    One driver task per process takes what is waiting (its share, at most
+    :data:`MAX_BATCH` pages or :data:`MAX_BATCH_BYTES`), sends it as one message and
+    hands each page's facts to whoever waits for them: a batch costs one wake-up of
+    each side instead of one per page.  When the process dies, a new one takes its
+    place; the pages of a batch are sent again one by one, and only a page that was
+    alone when its process died counts an attempt.
+    """
 
     def __init__(self, size: int, policy: QueryPolicy) -> None:
         self.size = size
         self.policy = policy
-        self._idle: asyncio.Queue[_Child] = asyncio.Queue()
-        self._children: list[_Child] = []
+        self._waiting: deque[_Page] = deque()
+        self._ready = asyncio.Event()
+        self._drivers: list[asyncio.Task[None]] = []
+        self._procs: dict[int, asyncio.subprocess.Process] = {}
+        self._holding: dict[int, list[_Page]] = {}
         #: Parse processes started to replace dead ones.
         self.replaced = 0
-        #: Pages parsed by the pool.
+        #: Pages parsed by the pool, and the messages they took.
         self.parsed = 0
+        self.batches = 0
         #: Every parse process started, replacements included (pids).
         self.started: list[int] = []
 
     async def start(self) -> None:
-        for _ in range(self.size):
-            self._idle.put_nowait(await self._spawn())
+        procs = [await self._spawn() for _ in range(self.size)]
+        self._drivers = [asyncio.create_task(self._drive(proc)) for proc in procs]
 
-    async def _spawn(self) -> _Child:
+    async def _spawn(self) -> asyncio.subprocess.Process:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -130,78 +151,144 @@ class ProcessParser:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
-        child = _Child(proc)
-        self._children.append(child)
+        self._procs[proc.pid] = proc
         self.started.append(proc.pid)
-        return child
+        return proc
 
-    def busy(self) -> dict[int, str]:
-        """``pid -> URL`` of the parse processes holding a page now (for tests, progress)."""
-        return {c.pid: c.url for c in self._children if c.url is not None}
+    def busy(self) -> dict[int, tuple[str, ...]]:
+        """``pid -> URLs`` of the pages each parse process holds now (tests, progress)."""
+        return {pid: tuple(p.url for p in pages) for pid, pages in self._holding.items() if pages}
 
     async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
         wire = [(k, v) for k, v in headers.items() if k.lower() in PARSE_HEADERS]
-        request = pickle.dumps((body, url, wire, self.policy), pickle.HIGHEST_PROTOCOL)
-        for _attempt in range(MAX_PARSE_ATTEMPTS):
-            child = await self._idle.get()
+        page = _Page(body, url, wire, asyncio.get_running_loop().create_future())
+        self._waiting.append(page)
+        self._ready.set()
+        return await page.done
+
+    async def _take(self) -> list[_Page]:
+        """The next batch: a page to be sent alone, or this process's share of the rest."""
+        while True:
+            while self._waiting and self._waiting[0].done.done():  # its crawl task was cancelled
+                self._waiting.popleft()
+            if self._waiting:
+                break
+            self._ready.clear()
+            await self._ready.wait()
+        first = self._waiting.popleft()
+        if first.alone:
+            return [first]
+        share = min(MAX_BATCH, -(-(len(self._waiting) + 1) // self.size))
+        batch, size = [first], len(first.body)
+        while self._waiting and len(batch) < share and not self._waiting[0].alone:
+            if size + len(self._waiting[0].body) > MAX_BATCH_BYTES:
+                break
+            page = self._waiting.popleft()
+            if not page.done.done():
+                batch.append(page)
+                size += len(page.body)
+        return batch
+
+    async def _drive(self, proc: asyncio.subprocess.Process) -> None:
+        """Feed one process batch after batch; replace it when it dies."""
+        while True:
+            batch = await self._take()
+            self._holding[proc.pid] = batch
             try:
-                facts = await self._ask(child, url, request)
+                answers = await self._exchange(proc, batch)
             except _DiedError:
-                await self._bury(child)
-                self._idle.put_nowait(await self._spawn())
+                self._holding.pop(proc.pid, None)
+                await self._bury(proc)
+                self._died(batch)
+                proc = await self._spawn()
                 self.replaced += 1
                 continue
-            except BaseException:
-                # Cancelled (the crawl stops) or a reply we cannot read: the child may hold
-                # half a conversation, so it is not reused.
-                await self._bury(child)
+            except asyncio.CancelledError:
+                for page in batch:  # the crawl ends: nobody waits any more
+                    page.done.cancel()
                 raise
-            self._idle.put_nowait(child)
-            self.parsed += 1
-            return facts
-        raise ParseFailed(
-            f"the page killed {MAX_PARSE_ATTEMPTS} parse processes in a row; not parsed"
-        )
+            except Exception as exc:  # noqa: BLE001 - a reply we cannot read: the pages fail
+                self._holding.pop(proc.pid, None)
+                await self._bury(proc)  # it may hold half a conversation: not reused
+                for page in batch:
+                    if not page.done.done():
+                        page.done.set_exception(exc)
+                proc = await self._spawn()
+                continue
+            self._holding[proc.pid] = []
+            self.batches += 1
+            for page, (kind, value) in zip(batch, answers, strict=True):
+                if page.done.done():
+                    continue
+                if kind == "ok":
+                    self.parsed += 1
+                    page.done.set_result(value)
+                else:
+                    page.done.set_exception(RuntimeError(f"parse failed on {page.url}: {value}"))
 
-    async def _ask(self, child: _Child, url: str, request: bytes) -> PageFacts:
-        stdin, stdout = child.proc.stdin, child.proc.stdout
+    def _died(self, batch: list[_Page]) -> None:
+        """Send a dead process's pages again, alone; give up a page that died alone too often."""
+        for page in reversed(batch):
+            if len(batch) == 1:
+                page.attempts += 1
+            if page.attempts >= MAX_PARSE_ATTEMPTS:
+                page.done.set_exception(
+                    ParseFailed(
+                        f"the page killed {MAX_PARSE_ATTEMPTS} parse processes in a row; not parsed"
+                    )
+                )
+                continue
+            page.alone = True
+            self._waiting.appendleft(page)
+        self._ready.set()
+
+    async def _exchange(
+        self, proc: asyncio.subprocess.Process, batch: list[_Page]
+    ) -> list[tuple[str, Any]]:
+        stdin, stdout = proc.stdin, proc.stdout
         assert stdin is not None  # both are PIPEs
         assert stdout is not None
-        child.url = url
+        request = pickle.dumps(
+            (self.policy, [(p.body, p.url, p.headers) for p in batch]), pickle.HIGHEST_PROTOCOL
+        )
         try:
-            stdin.write(FRAME.pack(len(request)) + request)
+            stdin.write(FRAME.pack(len(request)))
+            stdin.write(request)
             await stdin.drain()
             size = FRAME.unpack(await stdout.readexactly(FRAME.size))[0]
-            kind, value = pickle.loads(await stdout.readexactly(size))  # noqa: S301 - our child
+            answers: list[tuple[str, Any]] = pickle.loads(  # noqa: S301 - from our own child
+                await stdout.readexactly(size)
+            )
         except (asyncio.IncompleteReadError, ConnectionError) as exc:
             raise _DiedError from exc
-        finally:
-            child.url = None
-        if kind != "ok":
-            raise RuntimeError(f"parse process failed on {url}: {value}")
-        facts: PageFacts = value
-        return facts
+        return answers
 
-    async def _bury(self, child: _Child) -> None:
-        with contextlib.suppress(ValueError):
-            self._children.remove(child)
+    async def _bury(self, proc: asyncio.subprocess.Process) -> None:
+        self._procs.pop(proc.pid, None)
         with contextlib.suppress(ProcessLookupError):
-            child.proc.kill()
-        await child.proc.wait()
+            proc.kill()
+        await proc.wait()
 
     async def close(self) -> None:
         """End every parse process: EOF on its stdin, then a kill for one that lingers."""
-        children, self._children = self._children, []
-        for child in children:
-            if child.proc.stdin is not None:
-                child.proc.stdin.close()
-        for child in children:
+        for task in self._drivers:
+            task.cancel()
+        await asyncio.gather(*self._drivers, return_exceptions=True)
+        self._drivers = []
+        for page in self._waiting:
+            page.done.cancel()
+        self._waiting.clear()
+        procs, self._procs = list(self._procs.values()), {}
+        for proc in procs:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        for proc in procs:
             try:
-                await asyncio.wait_for(child.proc.wait(), 5.0)
+                await asyncio.wait_for(proc.wait(), 5.0)
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
-                    child.proc.kill()
-                await child.proc.wait()
+                    proc.kill()
+                await proc.wait()
 
 
 def make_parser(workers: int, policy: QueryPolicy) -> PageParser:

@@ -1,7 +1,7 @@
 """One parse process of ``crawl --workers N`` (:mod:`sitemapkit.crawl.parsepool`).
 
-Reads framed requests ``(body, url, headers, policy)`` on stdin, answers
-``("ok", PageFacts)`` on stdout, one page at a time, until stdin ends (the crawl
+Reads framed batches of pages on stdin and answers each batch with their
+:class:`~sitemapkit.crawl.extract.PageFacts` on stdout, until stdin ends (the crawl
 closed it, or died).  Ctrl-C goes to the whole process group: the crawl saves its
 state and closes the pipes, so this process ignores SIGINT instead of dying first.
 """
@@ -30,7 +30,8 @@ def _read(stream: BinaryIO, size: int) -> bytes | None:
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Answer requests until stdin ends."""
+    """Answer batches until stdin ends: ``(policy, [(body, url, headers)...])`` in,
+    ``[("ok", PageFacts) | ("error", traceback)...]`` out, in the same order."""
     while True:
         head = _read(stdin, FRAME.size)
         if head is None:
@@ -38,19 +39,23 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         request = _read(stdin, FRAME.unpack(head)[0])
         if request is None:
             return
-        body, url, headers, policy = pickle.loads(request)  # noqa: S301 - from our crawl
-        try:
-            answer: tuple[str, object] = (
-                "ok",
-                extract_page(body, url=url, headers=CIMultiDict(headers), policy=policy),
-            )
-        except Exception:  # noqa: BLE001 - reported to the crawl, which raises it
-            answer = ("error", traceback.format_exc(limit=5))
-        if len(body) >= BIG_BODY:
-            del body, request
+        policy, pages = pickle.loads(request)  # noqa: S301 - from our own crawl
+        del request
+        answers: list[tuple[str, object]] = []
+        big = False
+        for body, url, headers in pages:
+            big = big or len(body) >= BIG_BODY
+            try:
+                facts = extract_page(body, url=url, headers=CIMultiDict(headers), policy=policy)
+                answers.append(("ok", facts))
+            except Exception:  # noqa: BLE001 - reported to the crawl, which raises it
+                answers.append(("error", traceback.format_exc(limit=5)))
+        del pages
+        if big:
             trim_heap()
-        data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
-        stdout.write(FRAME.pack(len(data)) + data)
+        data = pickle.dumps(answers, pickle.HIGHEST_PROTOCOL)
+        stdout.write(FRAME.pack(len(data)))
+        stdout.write(data)
         stdout.flush()
 
 

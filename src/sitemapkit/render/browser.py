@@ -15,6 +15,9 @@ Why it is built this way:
   a tab goes back to the pool after a page and the next page of the site
   navigates it (the site's cookies stay, as in a user's browser).  A tab whose
   page failed or never settled is closed instead: its renderer may be stuck.
+  A tab is also closed after :data:`TAB_PAGES` pages: its renderer process grows
+  with every page it shows (105 MB to 260 MB over 100 pages of the benchmark's
+  application) and only a new one starts small again.
 - **Self-healing.**  A browser that crashed or was killed is relaunched by the
   next page that asks for a slot; the page that was in it fails on its own.
 """
@@ -37,15 +40,24 @@ if TYPE_CHECKING:
 __all__ = [
     "CHROMIUM",
     "CHROMIUM_ARGS",
+    "HEADLESS_SHELL",
     "RESTART_EVERY",
+    "TAB_PAGES",
     "BrowserPool",
     "RenderUnavailableError",
     "check_available",
+    "default_executable",
     "playwright_error",
+    "unavailable",
 ]
 
 #: Debian's Chromium (``scripts/system-deps.sh`` installs it); no bundled browser download.
 CHROMIUM: Final = "/usr/bin/chromium"
+#: Debian's build of the same Chromium as the old headless shell (package
+#: ``chromium-headless-shell``): no browser UI, so no UI renderer processes.  A crawl of
+#: ``bench/render_memory.py``'s site peaks at about half the memory of ``chromium``
+#: (Playwright itself drives this build for headless runs); used whenever it is installed.
+HEADLESS_SHELL: Final = "/usr/bin/chromium-headless-shell"
 #: Flags for a quiet headless browser in a container: no sandbox (we run as root in CI),
 #: no GPU, no /dev/shm (small in containers), no background traffic of its own.
 CHROMIUM_ARGS: Final = (
@@ -64,6 +76,10 @@ CHROMIUM_ARGS: Final = (
 )
 #: Pages rendered by one browser process before it is replaced.
 RESTART_EVERY: Final = 200
+#: Pages one tab (its context and renderer process) shows before it is replaced: 10 kept a
+#: 200-page crawl at 826 MB peak, 25 at 895 MB, 50 at 983 MB, never at 1,052 MB, at the
+#: same speed (``bench/render_memory.py``).
+TAB_PAGES = 10
 #: Seconds we wait for a context (or the browser) to close before giving up on it.
 CLOSE_TIMEOUT: Final = 5.0
 # Clicks on ``<a download>`` (real or scripted) start no download: Chromium fetches such
@@ -95,6 +111,8 @@ class Tab:
         self.generation = generation
         self.tracker = NetworkTracker(page)
         self.job: Job | None = None
+        #: Pages this tab has shown.
+        self.pages = 0
         #: Set by a job that left the page in a state not worth reusing.
         self.broken = False
 
@@ -170,13 +188,29 @@ def playwright_error() -> type[Exception]:
     return Error
 
 
-def check_available(executable: str = CHROMIUM) -> None:
+def default_executable() -> str:
+    """The headless shell when it is installed (half the memory), else Debian's Chromium."""
+    return HEADLESS_SHELL if Path(HEADLESS_SHELL).is_file() else CHROMIUM
+
+
+def unavailable(executable: str | None = None) -> str | None:
+    """Why rendering cannot run here (the message of :func:`check_available`), or ``None``."""
+    try:
+        check_available(executable)
+    except RenderUnavailableError as exc:
+        return str(exc)
+    return None
+
+
+def check_available(executable: str | None = None) -> None:
     """Raise :class:`RenderUnavailableError` unless Playwright and the browser are both here."""
     _async_playwright()
+    executable = executable or default_executable()
     if not Path(executable).is_file():
+        package = "chromium-headless-shell" if executable == HEADLESS_SHELL else "chromium"
         raise RenderUnavailableError(
             f"rendering needs Chromium at {executable}, which is missing: "
-            "apt-get install chromium (or run `make system-deps`)"
+            f"apt-get install {package} (or run `make system-deps`)"
         )
 
 
@@ -186,16 +220,18 @@ class BrowserPool:
     def __init__(
         self,
         *,
-        executable: str = CHROMIUM,
+        executable: str | None = None,
         concurrency: int = 2,
         restart_every: int = RESTART_EVERY,
         context_options: dict[str, Any] | None = None,
+        tab_pages: int | None = None,
     ) -> None:
         if concurrency < 1 or restart_every < 1:
             raise ValueError("concurrency and restart_every must be at least 1")
-        self.executable = executable
+        self.executable = executable or default_executable()
         self.concurrency = concurrency
         self.restart_every = restart_every
+        self.tab_pages = tab_pages or TAB_PAGES
         #: Browser processes started so far (the first one included).
         self.launches = 0
         #: Most contexts that were open at the same moment.
@@ -284,8 +320,14 @@ class BrowserPool:
             yield tab
         finally:
             tab.job = None
+            tab.pages += 1
             try:
-                if tab.broken or tab.generation != self._generation or not browser.is_connected():
+                if (
+                    tab.broken
+                    or tab.pages >= self.tab_pages
+                    or tab.generation != self._generation
+                    or not browser.is_connected()
+                ):
                     if not await tab.close():
                         self._served = self.restart_every  # replace the sick browser next time
                 else:

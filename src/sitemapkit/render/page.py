@@ -33,6 +33,7 @@ __all__ = [
     "GRACE",
     "THUMB_QUALITY",
     "THUMB_SCALE",
+    "THUMB_TYPE",
     "VIEWPORT",
     "PageShot",
     "context_options",
@@ -45,6 +46,8 @@ VIEWPORT: Final = {"width": 1280, "height": 800}
 THUMB_SCALE: Final = 0.2
 #: JPEG quality of a thumbnail (about 6-12 KB for a typical first screen).
 THUMB_QUALITY: Final = 60
+#: The media type of a thumbnail (what the map's data URL says).
+THUMB_TYPE: Final = "image/jpeg"
 #: Seconds allowed, after a timeout, to read what the DOM holds.
 GRACE: Final = 1.0
 # Response headers the browser must not see again: the body is already decoded.

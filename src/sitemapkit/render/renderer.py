@@ -20,9 +20,15 @@ from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import InputError
 from sitemapkit.render.auto import SectionSampler, looks_like_app_shell
 from sitemapkit.render.blocking import RequestRules, same_origin
-from sitemapkit.render.browser import CHROMIUM, RESTART_EVERY, BrowserPool, check_available
+from sitemapkit.render.browser import (
+    RESTART_EVERY,
+    BrowserPool,
+    check_available,
+    default_executable,
+)
 from sitemapkit.render.facts import merge_facts, rendered_facts, rendered_only
-from sitemapkit.render.page import context_options, render_page
+from sitemapkit.render.page import THUMB_TYPE, context_options, render_page
+from sitemapkit.store.base import Thumbnail
 
 __all__ = ["DEFAULT_TIMEOUT", "RENDER_MODES", "RenderSettings", "Rendered", "Renderer"]
 
@@ -42,7 +48,10 @@ class RenderSettings:
     timeout: float = DEFAULT_TIMEOUT
     concurrency: int = DEFAULT_CONCURRENCY
     restart_every: int = RESTART_EVERY
-    executable: str = CHROMIUM
+    executable: str = field(default_factory=default_executable)
+    #: ``--thumbnails``: every render keeps styles and takes a first-screen picture, and an
+    #: indexable page that was not rendered is rendered for its picture only.
+    thumbnails: bool = False
 
     def validate(self) -> RenderSettings:
         if self.mode not in RENDER_MODES:
@@ -88,7 +97,7 @@ class Renderer:
         pool: BrowserPool | None = None,
     ) -> None:
         self.settings = settings.validate()
-        if settings.mode != "never":
+        if settings.mode != "never" or settings.thumbnails:
             check_available(settings.executable)
         self.policy = policy if policy is not None else QueryPolicy()
         self._is_site = is_site
@@ -99,7 +108,7 @@ class Renderer:
             executable=settings.executable,
             concurrency=settings.concurrency,
             restart_every=settings.restart_every,
-            context_options=context_options(thumbnails=False),
+            context_options=context_options(thumbnails=settings.thumbnails),
         )
         self._own_pool = pool is None
         #: Pages by render status, for the crawl summary.
@@ -157,7 +166,9 @@ class Renderer:
         if why is None:
             return raw, None
         try:
-            done = await self.render(url, body, headers, raw, why=why)
+            done = await self.render(
+                url, body, headers, raw, why=why, thumbnail=self.settings.thumbnails
+            )
         except BaseException:
             if why == "section-sample":
                 self.sampler.forget(url)  # cancelled mid-render: the section's waiters go on
@@ -165,6 +176,25 @@ class Renderer:
         if why in {"section-sample", "section-needs-js"}:
             self.sampler.learn(url, bool(done.only_rendered))
         return done.facts, done
+
+    async def thumbnail(
+        self, url: str, body: bytes, headers: Mapping[str, str], done: Rendered | None
+    ) -> Thumbnail | None:
+        """The first screen of an indexable page: the one its render took, or a render for it.
+
+        A render for the picture only changes none of the page's facts and is not
+        counted as a render; a page that cannot be drawn has no thumbnail.
+        """
+        image = done.thumbnail if done is not None else None
+        if image is None and (done is None or done.status == "rendered"):
+            rules = RequestRules(
+                is_site=self._is_site or same_origin(url), allowed=self._allowed, keep_styles=True
+            )
+            shot = await render_page(
+                self.pool, url, body, headers, rules, timeout=self.settings.timeout, thumbnail=True
+            )
+            image = shot.thumbnail
+        return None if image is None else Thumbnail(THUMB_TYPE, image)
 
     async def render(
         self,

@@ -172,6 +172,15 @@ class Claimed:
         return self.url if self.loc is None else self.loc
 
 
+@dataclass(frozen=True, slots=True)
+class Thumbnail:
+    """A small picture of a page's first screen (``crawl --thumbnails``)."""
+
+    #: Its media type (``image/jpeg``).
+    type: str
+    image: bytes
+
+
 @dataclass(slots=True)
 class Outcome:
     """What happened to one URL: the row the inventory and the sitemap are made of."""
@@ -204,6 +213,8 @@ class Outcome:
     last_modified: str | None = None
     #: The page's content fingerprint (:mod:`sitemapkit.crawl.significance`).
     fingerprint: str | None = None
+    #: The first screen of an indexable page (``--thumbnails``), stored with the page.
+    thumbnail: Thumbnail | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +396,11 @@ class CrawlStore(Protocol):
         """
         ...
 
+    def url_history(self, url: str) -> list[UrlFacts]:
+        """The change records of one URL (its key or spelling), oldest first: the run that
+        first saw it, each run that changed one of its facts, the run it went (``--why``)."""
+        ...
+
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         """Every URL as it stood at the end of ``run`` (gone ones left out), streamed in
         code-point order of the URL (``COLLATE "C"`` on PostgreSQL) so that two stores
@@ -464,9 +480,29 @@ class CrawlStore(Protocol):
         """Every IndexNow request logged, oldest first."""
         ...
 
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        """Up to ``limit`` URLs fetched after the time ``after``, oldest fetch first, with
-        their fetch time (the app's live map: the last time returned is the next ``after``)."""
+    def fetched_count(self, since: float) -> int:
+        """URLs fetched at or after the time ``since`` (a run's pages so far, for pages/s)."""
+        ...
+
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
+        """Id and fetch time of every URL fetched after the time ``after``, oldest first.
+
+        For the app's live map.  Fetch times are stamped before the batch commits, so a
+        page may appear a little after later-stamped ones: callers look back a while
+        and skip the ids they already have.
+        """
+        ...
+
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        """The :meth:`page_records` rows of ``ids`` (unknown ids skipped), in that order."""
+        ...
+
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (as :meth:`page_records` spells it).
+
+        Streamed: a thousand first screens are megabytes.  A page fetched again in a
+        later run loses its thumbnail with its other facts (a ``304`` keeps it).
+        """
         ...
 
     def commit(self) -> None: ...

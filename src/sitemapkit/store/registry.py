@@ -4,7 +4,8 @@ A spec is a path (the SQLite default, ``crawl.sqlite``), ``sqlite:///path``, or
 a database URL.  Everything that opens a crawl store (the crawl, ``--why``,
 ``inventory``, ``visualize``, the demo) comes through :func:`open_store`, so a
 second store (PostgreSQL: ``postgresql://...``) is added here and nowhere else.
-The SQLite module is imported only when a SQLite store is opened.
+The SQLite module is imported only when a SQLite store is opened, the PostgreSQL
+one (and psycopg, an optional extra) only when a ``postgresql://`` spec is.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from pathlib import Path
 from sitemapkit.errors import StoreError
 from sitemapkit.model import PageRecord
 from sitemapkit.store.base import AuditStore, CrawlStore, OpenMode
-
-#: URL schemes of database servers this build cannot open yet (named, not guessed).
-_SERVER_SCHEMES = ("postgresql", "postgres")
+from sitemapkit.store.postgres_conn import is_pg_spec
 
 
 def _sqlite_path(spec: str | Path) -> Path:
@@ -29,8 +28,6 @@ def _sqlite_path(spec: str | Path) -> Path:
         return Path(spec.removeprefix("sqlite:")) if spec.startswith("sqlite:") else Path(spec)
     if scheme.lower() == "sqlite":
         return Path(rest) if rest.startswith("/") else Path("/" + rest)
-    if scheme.lower() in _SERVER_SCHEMES:
-        raise StoreError(f"{scheme}://...: this build has no PostgreSQL store yet")
     raise StoreError(f"{scheme}://...: not a kind of crawl store sitemapkit knows")
 
 
@@ -43,13 +40,15 @@ def open_store(spec: str | Path, *, mode: OpenMode = "open") -> CrawlStore:
     Any other problem (not a crawl, a newer schema, ``new`` on an existing
     store) is a :class:`StoreError` naming the store.
     """
-    from sitemapkit.store.sqlite import SqliteStore
-
-    return SqliteStore(_sqlite_path(spec), mode=mode)
+    return open_audit_store(spec, mode=mode)
 
 
 def open_audit_store(spec: str | Path, *, mode: OpenMode = "open") -> AuditStore:
     """:func:`open_store` for ``sitemapkit audit``: the crawl store with the audit's tables."""
+    if is_pg_spec(spec):
+        from sitemapkit.store.postgres import PostgresStore
+
+        return PostgresStore(str(spec), mode=mode)
     from sitemapkit.store.sqlite import SqliteStore
 
     return SqliteStore(_sqlite_path(spec), mode=mode)
@@ -57,6 +56,10 @@ def open_audit_store(spec: str | Path, *, mode: OpenMode = "open") -> AuditStore
 
 def is_crawl_db(spec: str | Path) -> bool:
     """True when ``spec`` names an existing sitemapkit crawl store (never raises)."""
+    if is_pg_spec(spec):
+        from sitemapkit.store import postgres
+
+        return postgres.is_crawl_db(str(spec))
     try:
         path = _sqlite_path(spec)
     except StoreError:
@@ -68,6 +71,8 @@ def is_crawl_db(spec: str | Path) -> bool:
 
 def store_exists(spec: str | Path) -> bool:
     """True when something is already stored under ``spec`` (a crawl or any other file)."""
+    if is_pg_spec(spec):
+        return is_crawl_db(spec)
     return _sqlite_path(spec).exists()
 
 

@@ -43,15 +43,22 @@ from sitemapkit.store.base import (
     RunFigures,
     RunRow,
     SitemapRow,
+    Thumbnail,
     UrlFacts,
     UrlState,
 )
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
-from sitemapkit.store.sqlite_changes import CHANGES_SCHEMA, facts_at, record_changes
+from sitemapkit.store.sqlite_changes import (
+    CHANGES_SCHEMA,
+    facts_at,
+    record_changes,
+    url_history,
+)
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
+from sitemapkit.store.sqlreader import SqlReader
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -177,6 +184,15 @@ _MIGRATIONS: tuple[str, ...] = (
     CHANGES_SCHEMA,
     # 11: the IndexNow submission log (issue 12): what each URL was last submitted at.
     INDEXNOW_SCHEMA,
+    # 12: thumbnails (issue 14, ``crawl --thumbnails``): a small picture of each indexable
+    # page's first screen, shown by the visual map.
+    """
+    CREATE TABLE thumbnails (
+        page_id INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        image BLOB NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 
@@ -561,6 +577,10 @@ class SqliteStore(AuditTables, IndexNowTables):
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         return facts_at(self._conn, run)
 
+    @_reads
+    def url_history(self, url: str) -> list[UrlFacts]:
+        return url_history(self._conn, url)
+
     @_writes
     def release_claims(self) -> int:
         cur = self._begin().execute("UPDATE urls SET state = 0 WHERE state = 1")
@@ -621,6 +641,11 @@ class SqliteStore(AuditTables, IndexNowTables):
             conn.execute(
                 "INSERT OR REPLACE INTO renders(page_id, status, why, links) VALUES (?, ?, ?, ?)",
                 (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+            )
+        if outcome.thumbnail is not None:
+            conn.execute(
+                "INSERT OR REPLACE INTO thumbnails(page_id, type, image) VALUES (?, ?, ?)",
+                (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
             )
 
     @_writes
@@ -742,24 +767,45 @@ class SqliteStore(AuditTables, IndexNowTables):
         return _explain(self._conn, url)
 
     @_reads
-    def fetched_since(self, after: float, limit: int) -> list[tuple[float, PageRecord]]:
-        found = self._conn.execute(
-            "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id LIMIT ?",
-            (after, limit),
-        ).fetchall()
-        if not found:
-            return []
-        one = _RECORD_SQL + " WHERE u.id = ?"
+    def fetched_count(self, since: float) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= ?", (since,))
+        return int(row.fetchone()[0])
+
+    @_reads
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
         return [
-            (float(fetched_at), _record(self._conn.execute(one, (url_id,)).fetchone()))
-            for url_id, fetched_at in found
+            (int(i), float(t))
+            for i, t in self._conn.execute(
+                "SELECT id, fetched_at FROM urls WHERE fetched_at > ? ORDER BY fetched_at, id",
+                (after,),
+            )
         ]
+
+    @_reads
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        one = _RECORD_SQL + " WHERE u.id = ?"
+        rows = (self._conn.execute(one, (url_id,)).fetchone() for url_id in ids)
+        return [_record(row) for row in rows if row is not None]
+
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (as :meth:`page_records` spells it)."""
+        cur = self._conn.execute(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        )
+        while True:
+            rows = cur.fetchmany(100)
+            if not rows:
+                return
+            for url, kind, image in rows:
+                yield str(url), Thumbnail(str(kind), bytes(image))
 
 
 # -- read-only helpers shared by the store and the module functions ---------------------
 
 
-def _counts(conn: sqlite3.Connection) -> dict[str, int]:
+def _counts(conn: SqlReader) -> dict[str, int]:
     out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
@@ -810,9 +856,8 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
 #: again it keeps its last verdict and validators until fetched (a 304 keeps them);
 #: decided otherwise (out of scope, trap ...), it drops both, so a later 304 can never
 #: bring back a verdict that is no longer true.
-_ADD_URL_SQL = (
-    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
+REJUDGE_STALE = (
+    "ON CONFLICT(url) DO UPDATE SET depth = excluded.depth, "
     "found_from = excluded.found_from, state = excluded.state, "
     "reason = CASE WHEN excluded.state = 0 THEN urls.reason ELSE excluded.reason END, "
     "detail = CASE WHEN excluded.state = 0 THEN urls.detail ELSE excluded.detail END, "
@@ -821,6 +866,10 @@ _ADD_URL_SQL = (
     "last_modified = CASE WHEN excluded.state = 0 THEN urls.last_modified END "
     "WHERE urls.state = 4"
 )
+_ADD_URL_SQL = (
+    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
+)
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 _PAGE_FACTS = (
     ("links", "from_id"),
@@ -828,6 +877,7 @@ _PAGE_FACTS = (
     ("images", "page_id"),
     ("notes", "page_id"),
     ("renders", "page_id"),
+    ("thumbnails", "page_id"),
 )
 
 _RECORD_SQL = (
@@ -877,8 +927,8 @@ def _record(row: Sequence[object]) -> PageRecord:
     )
 
 
-def _explain(conn: sqlite3.Connection, url: str) -> Explanation | None:
-    row = conn.execute(_RECORD_SQL + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
+def _explain(conn: SqlReader, url: str, record_sql: str = _RECORD_SQL) -> Explanation | None:
+    row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None
     ids = conn.execute(

@@ -10,10 +10,10 @@ before N.  The SQL is plain (``IS DISTINCT FROM``, ``ON CONFLICT``, correlated
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 
 from sitemapkit.store.base import UrlFacts
+from sitemapkit.store.sqlreader import SqlReader
 
 #: The facts a change record keeps, in the order every statement here reads them.
 FACT_COLUMNS = "gone, status, indexable, reason, title, canonical, fingerprint, lastmod"
@@ -74,7 +74,7 @@ _RECORD_SQL = f"""
     """
 
 
-def record_changes(conn: sqlite3.Connection, run: int) -> int:
+def record_changes(conn: SqlReader, run: int) -> int:
     """Write run ``run``'s change records; how many URLs changed."""
     return int(conn.execute(_RECORD_SQL, (run,)).rowcount)
 
@@ -103,7 +103,7 @@ def _cols(alias: str) -> str:
 
 
 def changes_between(
-    conn: sqlite3.Connection, run_a: int, run_b: int
+    conn: SqlReader, run_a: int, run_b: int
 ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
     """``(url, facts at run_a, facts at run_b)`` for the URLs with a record in between."""
     low, high = min(run_a, run_b), max(run_a, run_b)
@@ -120,7 +120,7 @@ def changes_between(
             yield url, _facts(url, row[1 : 1 + width]), _facts(url, row[1 + width :])
 
 
-def facts_at(conn: sqlite3.Connection, run: int) -> Iterator[UrlFacts]:
+def facts_at(conn: SqlReader, run: int) -> Iterator[UrlFacts]:
     """Every URL not gone at the end of ``run``, in code-point order of its URL."""
     cur = conn.execute(
         f"SELECT COALESCE(u.loc, u.url) AS spelling, {_cols('a')} FROM urls u "
@@ -132,3 +132,14 @@ def facts_at(conn: sqlite3.Connection, run: int) -> Iterator[UrlFacts]:
             facts = _facts(str(row[0]), row[1:])
             if facts is not None:
                 yield facts
+
+
+def url_history(conn: SqlReader, url: str) -> list[UrlFacts]:
+    """One URL's change records, oldest first."""
+    rows = conn.execute(
+        f"SELECT COALESCE(u.loc, u.url), {_cols('a')} FROM urls u JOIN url_changes a "
+        "ON a.url_id = u.id WHERE u.id = (SELECT id FROM urls WHERE url = ? OR loc = ? LIMIT 1) "
+        "ORDER BY a.run",
+        (url, url),
+    ).fetchall()
+    return [f for row in rows if (f := _facts(str(row[0]), row[1:])) is not None]

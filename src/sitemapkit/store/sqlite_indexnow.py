@@ -47,7 +47,7 @@ INDEXNOW_SCHEMA = """
 _VERSION = "COALESCE(u.fingerprint, u.lastmod)"
 _IN_SITEMAP = "u.state = 2 AND u.indexable = 1"
 
-_PENDING_SQL = f"""
+PENDING_SQL = f"""
     SELECT u.id, COALESCE(u.loc, u.url),
         CASE WHEN s.url_id IS NULL OR s.present = 0 THEN 'added' ELSE 'changed' END,
         {_VERSION}
@@ -78,7 +78,7 @@ class IndexNowTables:
     def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
         return [
             IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
-            for i, url, change, v in self._conn.execute(_PENDING_SQL, (after, after, limit))
+            for i, url, change, v in self._conn.execute(PENDING_SQL, (after, after, limit))
         ]
 
     @_writes

@@ -20,10 +20,11 @@ from collections.abc import Iterable
 from itertools import compress, islice, repeat
 from typing import Any
 
-from sitemapkit.model import PageRecord
+from sitemapkit.model import OUT_OF_SCOPE, PageRecord
 from sitemapkit.visual.depth import build_depth_tree
 from sitemapkit.visual.tree import (
     COLUMN_DEFAULTS,
+    EXTERNAL_LABEL,
     MAX_TITLE,
     PAGE,
     PARENT_KEYS,
@@ -108,8 +109,10 @@ class Builder:
         self.cols: dict[str, list[Any]] = {}
         self.canonical: dict[int, str] = {}  # by row
         self.redirect: dict[int, str] = {}
+        self.rendered: dict[int, tuple[str, str, tuple[str, ...]]] = {}  # by row
         self.found_from: dict[int, str] = {}
         self.row_count = 0  # pages placed; rows come in that order
+        self.outside: list[int] = []  # nodes of out-of-scope URLs (only linked)
         self.site = self._new(Kind.SITE, "", -1)
 
     def _new(self, kind: int, segment: str, parent: int) -> int:
@@ -216,9 +219,13 @@ class Builder:
         s = self.strings
         names = ("t", "h", "d", "x", "r", "i", "o", "l", "ls", "c")
         t, h, d, x, r, ins, outs, lm, ls, ct = (self.cols.setdefault(k, []) for k in names)
+        outside = self.outside
         for rec in records:
-            if self.place(rec.url) < 0:
+            node = self.place(rec.url)
+            if node < 0:
                 continue
+            if rec.reason == OUT_OF_SCOPE:
+                outside.append(node)
             row = len(t)
             t.append(fold_title(rec.title))
             h.append(rec.status or 0)
@@ -237,6 +244,13 @@ class Builder:
             if rec.extra:
                 if "change" in rec.extra:  # visualize --diff
                     self._change(row, rec.extra)
+                if "render" in rec.extra:  # how rendering went (store.page_records)
+                    links = tuple(rec.extra.get("rendered_links", "").split())
+                    self.rendered[row] = (
+                        rec.extra["render"],
+                        rec.extra.get("render_why", ""),
+                        links,
+                    )
                 for key in PARENT_KEYS:
                     if rec.extra.get(key):
                         self.found_from[row] = rec.extra[key]
@@ -299,16 +313,12 @@ class Builder:
         """
         tree = SiteTree()
         tree.duplicates = self.duplicates
-        if len(self.hosts) == 1:
-            root = next(iter(self.hosts.values()))
-            self.parents[root] = -1
-        else:
-            root = self.site
         kids = self._children()
         counts = array("i", [1 if r >= 0 else 0 for r in self.rows])
         for p in sorted(kids, reverse=True):  # a parent is made before its children
             counts[p] += sum(map(counts.__getitem__, kids[p]))
-        order = self._preorder(root, kids, counts)
+        root, group = self._group_external(kids, counts)
+        order = self._preorder(root, kids, counts, last=group)
         self.lookup = {}
         self.heads = {}
         new = array("i", [-1]) * (len(counts) + 1)  # new[-1] stays -1: "no parent" maps to itself
@@ -336,11 +346,56 @@ class Builder:
                 tree.cols[key] = col
         tree.canonical = self.canonical
         tree.redirect = self.redirect
+        tree.rendered = self.rendered
         tree.root = 0
+        tree.external = new[group] if group >= 0 else -1
         tree.path_size = len(order)
         if "d" in tree.cols:
             build_depth_tree(tree, self.found_from)
         return tree
+
+    def _group_external(self, kids: dict[int, list[int]], counts: array[int]) -> tuple[int, int]:
+        """The root, and the "External links" group node (-1: none) made under it.
+
+        The root is the site's one host, or the "all hosts" node when the site
+        itself has several; hosts only linked out of scope hang under the group.
+        """
+        external = self._external_hosts(counts)
+        inside = [h for h in self.hosts.values() if h not in external]
+        if len(inside) == 1:
+            root = inside[0]
+            self.parents[root] = -1
+        else:
+            root = self.site
+        group = -1
+        if external:
+            group = self._new(Kind.EXTERNAL, EXTERNAL_LABEL, root)
+            counts.append(sum(map(counts.__getitem__, external)))
+            kids[group] = [h for h in self.hosts.values() if h in external]
+            for h in kids[group]:
+                self.parents[h] = group
+            kids[self.site] = inside
+            kids.setdefault(root, []).append(group)
+            if root != self.site:  # the site's host now holds them too
+                counts[root] += counts[group]
+        return root, group
+
+    def _external_hosts(self, counts: array[int]) -> set[int]:
+        """Hosts all of whose URLs are out of the crawl's scope, when some host is not.
+
+        Counted from the out-of-scope nodes up (usually few), so a site of a
+        million in-scope pages costs nothing here.
+        """
+        if len(self.hosts) < 2 or not self.outside:
+            return set()
+        parents, kinds = self.parents, self.kinds
+        per_host: dict[int, int] = {}
+        for node in self.outside:
+            while kinds[node] & 7 != Kind.HOST:
+                node = parents[node]
+            per_host[node] = per_host.get(node, 0) + 1
+        external = {h for h, n in per_host.items() if n == counts[h]}
+        return external if len(external) < len(self.hosts) else set()
 
     def _children(self) -> dict[int, list[int]]:
         kids = {p: list(d.values()) for p, d in self.lookup.items() if d}
@@ -352,8 +407,12 @@ class Builder:
                 kids[p] = sorted([*kids.get(p, []), alt])
         return kids
 
-    def _preorder(self, root: int, kids: dict[int, list[int]], counts: array[int]) -> list[int]:
+    def _preorder(
+        self, root: int, kids: dict[int, list[int]], counts: array[int], last: int = -1
+    ) -> list[int]:
         """Nodes in pre-order, children sorted; ``kids`` is sorted in place.
+
+        ``last`` (the "External links" group) comes after its siblings, however big.
 
         Plain leaves (one page, no children) sort by name alone and are emitted
         as one run: they are most of a big site and cost no stack traffic.
@@ -377,10 +436,12 @@ class Builder:
                 order.extend(ks)
                 continue
             leaves = [c for c in ks if c not in kids]
-            branches = [c for c in ks if c in kids]
-            branches.sort(key=lambda c: (-counts[c], 0 if c in kids else 1, natural_key(segs[c])))
+            branches = [c for c in ks if c in kids and c != last]
+            branches.sort(key=lambda c: (-counts[c], natural_key(segs[c])))
             leaves = self._by_name(leaves)
-            ks[:] = branches + leaves
+            tail = [last] if last in ks else []
+            ks[:] = branches + leaves + tail
+            stack.extend(tail)
             if leaves:
                 runs.append(leaves)
                 stack.append(~(len(runs) - 1))

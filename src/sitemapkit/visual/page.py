@@ -28,7 +28,6 @@ from sitemapkit.visual.tree import (
     DEFAULT_MAX_CHILDREN,
     MAX_TITLE,
     ColorMode,
-    Kind,
     SiteTree,
     paused_gc,
 )
@@ -157,6 +156,14 @@ def noscript_list(
     return "".join(out)
 
 
+def hosts_text(tree: SiteTree) -> str:
+    """ "3 hosts", or "1 host + 64 only linked" when a crawl's map has an External links group."""
+    external = tree.external_hosts
+    site = tree.host_count - external
+    text = f"{site:,} host{'s' if site != 1 else ''}"
+    return f"{text} + {external:,} only linked" if external else text
+
+
 def render_html(
     tree: SiteTree,
     *,
@@ -195,9 +202,8 @@ def render_html(
     script = _asset("app.js")
     style = _asset("app.css")
     esc_title = html.escape(title)
-    hosts = tree.host_count
     stats = (
-        f"{tree.page_total:,} pages &middot; {hosts:,} host{'s' if hosts != 1 else ''} "
+        f"{tree.page_total:,} pages &middot; {html.escape(hosts_text(tree))} "
         f"&middot; from a {html.escape(source_kind)} &middot; "
         f"{html.escape(generated.strftime('%Y-%m-%d %H:%M UTC'))}"
     )
@@ -313,12 +319,10 @@ def _publish(
     if refuse_empty and tree.page_total == 0:
         return None
     if title is None:
-        hosts = [i for i, k in enumerate(tree.kinds) if k & 7 == Kind.HOST]
-        if hosts:
-            biggest = max(hosts, key=lambda i: tree.counts[i])
-            title = "Site map of " + tree.segments[biggest].split("://", 1)[-1]
-        else:
-            title = "Site map"
+        main = tree.primary_host
+        title = (
+            "Site map of " + tree.segments[main].split("://", 1)[-1] if main >= 0 else "Site map"
+        )
     text = render_html(
         tree,
         title=title,

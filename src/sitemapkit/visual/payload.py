@@ -26,6 +26,10 @@ l    lastmod, index into S; ls its source    |  the default)
 c    content type, index into S             /
 g    change (visualize --diff): new/gone/changed/same, index into S; gw what changed
 u    {node: url} where the rebuilt URL differs; cn canonical, rd redirect target
+rn   {node: [status, why, links only rendering found (count), the first
+     :data:`MAX_RENDERED_LINKS` of them...]} for rendered pages; rm the crawl's
+     ``--render`` mode (details: "not rendered, and why")
+th   {node: "data:image/jpeg;base64,..."}: the page's first screen (``--thumbnails``)
 ==== =============================================================
 
 Past :data:`PACK_OVER` bytes the JSON is sent deflated and in base64
@@ -57,6 +61,9 @@ __all__ = [
 
 #: Bump when the JSON shape changes; the page refuses data it does not know.
 FORMAT_VERSION = 2
+
+#: Links only rendering found, listed per page in the details (the count is always given).
+MAX_RENDERED_LINKS = 20
 
 #: JSON longer than this (characters) goes to the page deflated (:func:`pack`).
 PACK_OVER = 4_000_000
@@ -129,11 +136,22 @@ def build_payload(
             payload[key] = col
     rows = tree.rows
     by_node = (
-        {r: i for i, r in enumerate(rows) if r >= 0} if tree.canonical or tree.redirect else {}
+        {r: i for i, r in enumerate(rows) if r >= 0}
+        if tree.canonical or tree.redirect or tree.rendered
+        else {}
     )
     payload["u"] = {str(i): u for i, u in tree.overrides.items()}
     payload["cn"] = {str(by_node[r]): u for r, u in tree.canonical.items()}
     payload["rd"] = {str(by_node[r]): u for r, u in tree.redirect.items()}
+    if tree.rendered:
+        payload["rn"] = {
+            str(by_node[r]): [status, why, len(links), *links[:MAX_RENDERED_LINKS]]
+            for r, (status, why, links) in tree.rendered.items()
+        }
+    if tree.render_mode is not None:
+        payload["rm"] = tree.render_mode
+    if tree.thumbnails:
+        payload["th"] = {str(i): url for i, url in tree.thumbnails.items()}
     if tree.has_depth_tree:
         payload["q"] = tree.depth_parents
         payload["qr"] = tree.depth_root

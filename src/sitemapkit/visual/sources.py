@@ -10,7 +10,10 @@ only when needed, so the URL-list path works without them.
 
 from __future__ import annotations
 
+import base64
 import importlib
+import itertools
+import json
 import re
 import sys
 from collections.abc import Iterator
@@ -57,8 +60,9 @@ def detect(source: str) -> str:
     """``"crawl"``, ``"sitemap"`` or ``"list"`` for a SOURCE argument (``-`` is stdin)."""
     if source == "-":
         return "list"
-    if source.lower().startswith(("http://", "https://")):
-        return "sitemap"
+    scheme = source.lower().partition("://")[0]
+    if scheme in ("http", "https", "postgresql", "postgres"):  # a crawl on a PostgreSQL server
+        return "crawl" if scheme.startswith("postgres") else "sitemap"
     path = Path(source)
     try:
         with path.open("rb") as fh:
@@ -97,12 +101,44 @@ def _list_rows(source: str, report: SourceReport) -> Iterator[UrlRow]:
         yield from rows_from_lines(fh, source, report)
 
 
-def _crawl_records(source: str) -> Iterator[PageRecord]:
-    """The crawl's records through the store protocol (each names the page it was found on)."""
-    from sitemapkit.store import is_crawl_db, iter_page_records
+def crawl_tree(source: str) -> SiteTree:
+    """The map's tree of a crawl store, with the crawl's render mode and its thumbnails."""
+    from sitemapkit.store import iter_page_records, open_store
+
+    tree = SiteTree.from_records(iter_page_records(source))
+    store = open_store(source, mode="read")
+    try:
+        config = json.loads(store.get_meta("config") or "{}")
+        tree.render_mode = str(config.get("render") or "never")
+        thumbnails = store.thumbnails()
+        first = next(thumbnails, None)
+        if first is not None:
+            urls = tree.node_urls()
+            nodes = {tree.overrides.get(i) or urls[i]: i for i, r in enumerate(tree.rows) if r >= 0}
+            del urls
+            for url, thumb in itertools.chain([first], thumbnails):
+                node = nodes.get(url)
+                if node is not None:
+                    data = base64.b64encode(thumb.image).decode("ascii")
+                    tree.thumbnails[node] = f"data:{thumb.type};base64,{data}"
+    finally:
+        store.close()
+    return tree
+
+
+def _check_crawl_db(source: str) -> None:
+    """An SQLite file that is not one of our crawl stores is one clear line."""
+    from sitemapkit.store import is_crawl_db
 
     if not is_crawl_db(source):
         raise InputError(f"{source}: is an SQLite file but not a sitemapkit crawl database")
+
+
+def _crawl_records(source: str) -> Iterator[PageRecord]:
+    """The crawl's records through the store protocol (each names the page it was found on)."""
+    from sitemapkit.store import iter_page_records
+
+    _check_crawl_db(source)
     return iter_page_records(source)
 
 
@@ -127,7 +163,8 @@ def read_tree(source: str, report: SourceReport | None = None) -> SiteTree:
     kind = detect(source)
     report.kind = {"crawl": "crawl", "sitemap": "sitemap", "list": "URL list"}[kind]
     if kind == "crawl":
-        return SiteTree.from_records(_crawl_records(source))
+        _check_crawl_db(source)
+        return crawl_tree(source)
     if kind == "sitemap":
         return SiteTree.from_urls(_sitemap_rows(source, report))
     return SiteTree.from_urls(_list_rows(source, report))

@@ -14,7 +14,14 @@ Shape of the path tree::
         │   ├── 2024                   virtual folder (no page at /blog/2024/)
         │   │   └── hello-world        page
         │   └── ?page=2                query form of /blog
-        └── about                      page
+        ├── about                      page
+        └── External links             group: hosts a crawl only saw linked (out of
+            └── https://other.example  scope), always last; the map opens it closed
+
+A crawl's map shows the *site*: a host whose every URL is out of the crawl's
+scope (``docs.oracle.com`` linked from the JDK docs) goes into the one
+"External links" group instead of standing beside the site as a top-level
+branch (65 of them made "Fit" shrink the site to unreadable cards).
 
 Nodes are stored in one list in pre-order, children sorted by the number of
 pages below them (biggest sections first) and then by name, so the order is
@@ -62,6 +69,9 @@ DEFAULT_MAX_CHILDREN = 50
 #: What the synthetic root above several hosts (or several start pages) is called.
 SITE_LABEL = "all hosts"
 
+#: The group (its segment and label) that holds the hosts a crawl only saw linked.
+EXTERNAL_LABEL = "External links"
+
 #: The keys a crawl may use in ``PageRecord.extra`` for "first found from".
 PARENT_KEYS = ("parent", "found_from", "referrer")
 
@@ -91,6 +101,7 @@ class Kind(enum.IntEnum):
     HOST = 2
     SITE = 3  # synthetic root above several hosts
     DEPTH_GROUP = 4  # synthetic "depth N" bucket in the crawl-depth tree
+    EXTERNAL = 5  # synthetic "External links" group: hosts the crawl only saw linked
 
 
 class ColorMode(enum.StrEnum):
@@ -274,6 +285,14 @@ class SiteTree:
         self.depth_counts: list[int] = []
         self.duplicates = 0
         self.has_depth_tree = False
+        #: The "External links" group node, -1 when there is none.
+        self.external = -1
+        #: Rendered pages by row: (status, why, links only rendering found).
+        self.rendered: dict[int, tuple[str, str, tuple[str, ...]]] = {}
+        #: The crawl's ``--render`` mode (``None``: not a crawl, or not known).
+        self.render_mode: str | None = None
+        #: Thumbnails by node, as ``data:`` URLs (``crawl --thumbnails``).
+        self.thumbnails: dict[int, str] = {}
 
     # -- building ---------------------------------------------------------
 
@@ -409,6 +428,11 @@ class SiteTree:
     @property
     def host_count(self) -> int:
         return sum(1 for k in self.kinds if k & 7 == Kind.HOST)
+
+    @property
+    def external_hosts(self) -> int:
+        """Hosts in the "External links" group (only linked from the crawled site)."""
+        return len(self.children(self.external)) if self.external >= 0 else 0
 
     def section_of(self, i: int) -> str:
         """The top-level section a node is in ("/" for the home page)."""

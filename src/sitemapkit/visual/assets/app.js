@@ -23,7 +23,9 @@ function start(D) {
 
   // ---- the model ----------------------------------------------------------------
   var N = D.k.length;
-  var KIND_PAGE = 0, KIND_FOLDER = 1, KIND_HOST = 2, KIND_SITE = 3, KIND_GROUP = 4;
+  var KIND_PAGE = 0, KIND_FOLDER = 1, KIND_HOST = 2, KIND_SITE = 3, KIND_GROUP = 4, KIND_EXTERNAL = 5;
+  // synthetic nodes: no URL of their own (a depth group, the "External links" group)
+  function isGroup(n) { return kind[n] === KIND_GROUP || kind[n] === KIND_EXTERNAL; }
   var kind = new Int8Array(N), hasPage = new Uint8Array(N);
   var i;
   for (i = 0; i < N; i++) { kind[i] = D.k[i] & 7; hasPage[i] = (D.k[i] & 32) ? 1 : 0; }
@@ -43,6 +45,8 @@ function start(D) {
     }
   })();
   D.p = parentOf;
+  // sparse per-page extras of a crawl: how rendering went, the first screen's picture
+  var RENDERED = D.rn || {}, THUMBS = D.th || {};
 
   function childLists(parent) {
     var lists = new Array(N);
@@ -245,7 +249,8 @@ function start(D) {
     var queue = [V.root], count = 1, head = 0;
     while (head < queue.length) {
       var n = queue[head++], c = V.kids[n];
-      if (!c || V.level[n] >= maxLevel) { continue; }
+      // the hosts a crawl only saw linked stay closed: the map opens on the site
+      if (!c || V.level[n] >= maxLevel || kind[n] === KIND_EXTERNAL) { continue; }
       var take = Math.min(c.length, D.max);
       if (count + take > limit && n !== V.root) { break; }
       V.expanded.add(n); count += take + (c.length > take ? 1 : 0);
@@ -420,13 +425,16 @@ function start(D) {
               fmt(t.pagesHidden) + ' pages'];
     }
     var n = t.n, parts = [];
+    if (kind[n] === KIND_EXTERNAL) {
+      return [label(n), 'outside the crawl, only linked', fmt(V.kids[n].length) + ' hosts \u00b7 ' + fmt(V.pages[n]) + ' URLs'];
+    }
     if (D.h[n]) { parts.push(String(D.h[n])); }
     if (D.d[n] >= 0) { parts.push('depth ' + D.d[n]); }
     var c = V.kids[n];
     if (c) { parts.push(fmt(c.length) + ' children'); }
     if (V.pages[n] - hasPage[n] > 0) { parts.push(fmt(V.pages[n] - hasPage[n]) + ' below'); }
     if (!hasPage[n] && kind[n] === KIND_FOLDER) { parts.unshift('folder'); }
-    return [label(n), kind[n] === KIND_GROUP ? '' : pathText(n), parts.join(' \u00b7 ')];
+    return [label(n), isGroup(n) ? '' : pathText(n), parts.join(' \u00b7 ')];
   }
   function describe(t) {
     var ls = cardLines(t);
@@ -484,9 +492,14 @@ function start(D) {
         var oy = layout === 'vertical' ? 0 : -CARD_H / 2;
         el('rect', { 'class': 'card', x: 0, y: oy, width: CARD_W, height: CARD_H, rx: 5 }, g);
         el('rect', { x: 0, y: oy, width: 6, height: CARD_H, rx: 2, fill: colorOf(t.n) }, g);
-        var ls = cardLines(t);
-        text(g, 'l1', 14, oy + 16, trunc(ls[0], 30));
-        text(g, 'l2', 14, oy + 30, trunc(ls[1], 37));
+        var ls = cardLines(t), thumb = t.n >= 0 ? THUMBS[t.n] : undefined, cut = thumb ? 10 : 0;
+        if (thumb) {
+          // the page's first screen on the card's right (a data: URL; the CSP allows only those)
+          el('image', { 'class': 'thumb', href: thumb, x: CARD_W - 68, y: oy + 4, width: 64, height: 40,
+                        preserveAspectRatio: 'xMidYMin slice' }, g);
+        }
+        text(g, 'l1', 14, oy + 16, trunc(ls[0], 30 - cut));
+        text(g, 'l2', 14, oy + 30, trunc(ls[1], 37 - cut));
         // the counts line is never cut: past ~39 characters it is condensed to fit instead
         text(g, 'l3', 14, oy + 43, ls[2], ls[2].length > 39 ? { textLength: CARD_W - 22, lengthAdjust: 'spacingAndGlyphs' } : null);
         if (expandable && t.more < 0) {
@@ -707,6 +720,10 @@ function start(D) {
     if (n < 0) { return; }
     var h = document.createElement('h2'); h.textContent = 'Details'; details.appendChild(h);
     var p = document.createElement('p'); p.className = 'title'; p.textContent = label(n); details.appendChild(p);
+    if (THUMBS[n]) {
+      var img = document.createElement('img'); img.className = 'thumb'; img.src = THUMBS[n];
+      img.alt = 'First screen of the page'; img.width = 256; img.height = 160; details.appendChild(img);
+    }
     var dl = document.createElement('dl');
     function row(k, v, link) {
       if (v === '' || v === null || v === undefined) { return; }
@@ -732,9 +749,11 @@ function start(D) {
       row('Last modified', D.l[n] ? D.S[D.l[n]] + (D.ls[n] ? ' (from ' + D.S[D.ls[n]] + ')' : '') : '');
       row('Content type', D.S[D.c[n]]);
       row('Change', D.S[D.g[n]]); row('What changed', D.S[D.gw[n]]);
+      renderRows(n, row);
     } else {
-      row('Path', urlOf(n));
-      row('Kind', kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
+      if (!isGroup(n)) { row('Path', urlOf(n)); }
+      row('Kind', kind[n] === KIND_EXTERNAL ? 'hosts outside the crawl\u2019s scope, only linked from it'
+        : kind[n] === KIND_GROUP ? 'group' : 'folder (no page of its own)');
     }
     row('Section', sectionOf[n]);
     row('Children', V.kids[n] ? fmt(V.kids[n].length) : '0');
@@ -747,6 +766,30 @@ function start(D) {
       a.href = urlOf(n); a.target = '_blank'; a.rel = 'noopener noreferrer'; a.textContent = 'Open the page \u2197';
       op.appendChild(a); details.appendChild(op);
     }
+  }
+
+  // Rendered or not, and why (crawl --render); the links only rendering found.
+  var RENDER_WHY = {
+    always: '--render always', 'app-shell': 'its raw HTML is an application shell',
+    'section-sample': 'a sample of its section', 'section-needs-js': 'its section needs scripts for links'
+  };
+  function renderRows(n, row) {
+    var r = RENDERED[n];
+    if (r) {
+      var how = r[0] === 'rendered' ? 'yes' : r[0];
+      row('Rendered', how + (r[1] ? ' (' + (RENDER_WHY[r[1]] || r[1]) + ')' : ''));
+      if (r[2]) {
+        row('Links only rendering found', fmt(r[2]));
+        for (var a = 3; a < r.length; a++) { row(a === 3 ? 'Found by rendering' : '', r[a], true); }
+        if (r[2] > r.length - 3) { row('', '\u2026 and ' + fmt(r[2] - (r.length - 3)) + ' more'); }
+      }
+      return;
+    }
+    if (!D.rm || !/html/.test(D.S[D.c[n]] || '') || D.h[n] !== 200) { return; }
+    if (D.rm === 'never') { row('Rendered', 'no (crawled without --render)'); }
+    else if (D.S[D.r[n]] === 'noindex') { row('Rendered', 'no: its raw HTML says noindex (Google does not render those)'); }
+    else if (D.rm === 'auto') { row('Rendered', 'no: not an application shell, and rendering its section\u2019s sample found no links its raw HTML lacked'); }
+    else { row('Rendered', 'no (cut too large to render)'); }
   }
 
   // pages below a node per colour of the current mode (tree.color_counts(under=n) in Python)
@@ -834,7 +877,7 @@ function start(D) {
       for (a = 0; a < N; a++) { segLow[a] = D.s[a].toLowerCase(); titleLow[a] = D.t[a] ? D.t[a].toLowerCase() : ''; }
     }
     for (a = 0; a < N; a++) {
-      if (kind[a] === KIND_GROUP) { continue; }
+      if (isGroup(a)) { continue; }
       var pa = D.p[a], own;
       if (D.u[a] !== undefined) {
         // a stored URL is not the prefix of its children's: a hit here is not passed on (3)
@@ -966,11 +1009,12 @@ function start(D) {
     // the whole tree of the current view, not only what is expanded
     var V = view;
     function rec(n) {
-      var o = { url: urlOf(n), title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group'][kind[n]], pages: V.pages[n] };
+      var o = { url: urlOf(n), title: D.t[n] || null, kind: ['page', 'folder', 'host', 'site', 'group', 'external'][kind[n]], pages: V.pages[n] };
       if (hasPage[n]) {
         o.status = D.h[n] || null; o.depth = D.d[n] >= 0 ? D.d[n] : null;
         o.indexable = D.x[n] === 2 ? null : D.x[n] === 1; o.reason = D.S[D.r[n]] || null;
         o.inlinks = D.i[n]; o.outlinks = D.o[n]; o.lastmod = D.S[D.l[n]] || null;
+        if (D.g[n]) { o.change = D.S[D.g[n]]; o.changes = D.S[D.gw[n]] || null; }  // --diff
       }
       return o;
     }

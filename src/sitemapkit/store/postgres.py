@@ -1,0 +1,1049 @@
+"""The PostgreSQL crawl store (``--db postgresql://...``): the same crawl, on a server.
+
+Why this shape (the SQLite store's reasons hold; these are the differences):
+
+* **Same answers as SQLite.**  Tables mirror :mod:`sitemapkit.store.sqlite` and the
+  read helpers that are plain SQL are shared with it (through :class:`Qmark`); the
+  contract tests run on both.
+* **Round trips, not syncs, are the cost.**  Every call is a network round trip, so
+  each method is one statement over arrays (``unnest``) where SQLite runs a statement
+  per row, and :meth:`PostgresStore.finish` sends its statements in one pipeline.
+* **The frontier is claimed with** ``FOR UPDATE SKIP LOCKED``: claimed rows stay
+  locked by this transaction until the next commit, so workers sharing the store
+  never hand out one URL twice.
+* **One writer per crawl** is a session advisory lock on the crawl's schema: it dies
+  with the connection (``kill -9``, a machine off the network), like SQLite's ``flock``.
+* **A lost connection costs nothing committed and nothing pending.**  Every write of
+  the open batch is kept as a replayable step (with the ids the server handed out, so
+  the engine's ids stay true); after a reconnect (with backoff, announced on stderr)
+  the lock is taken again, the batch replayed, and the failed call retried.  Only a
+  connection lost *during* ``COMMIT`` is an error (whether it committed is unknown):
+  the crawl stops and ``--resume`` continues.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.store import sqlite_changes as changes
+from sitemapkit.store import sqlite_indexnow as indexnow
+from sitemapkit.store.base import (
+    Claimed,
+    Explanation,
+    Fate,
+    IndexNowChange,
+    LinkRow,
+    NewUrl,
+    OpenMode,
+    Outcome,
+    RunFigures,
+    RunRow,
+    SitemapRow,
+    SubmissionRow,
+    Thumbnail,
+    UrlFacts,
+    UrlState,
+)
+from sitemapkit.store.postgres_audit import PgAuditTables
+from sitemapkit.store.postgres_conn import (
+    PgSpec,
+    Qmark,
+    connect,
+    is_connection_lost,
+    parse_spec,
+    pg_guard,
+    pg_guard_stream,
+)
+from sitemapkit.store.postgres_schema import (
+    SCHEMA_VERSION,
+    create_schema,
+    migrate,
+    schema_state,
+    schema_version,
+)
+from sitemapkit.store.sqlite import (
+    APPLICATION_ID,
+    REJUDGE_STALE,
+    _counts,
+    _explain,
+    _record,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+_CACHE_MAX = 50_000
+#: New URL ids taken from the sequence at a time by a store with one writer.
+_ID_BLOCK = 1000
+_STREAM_BATCH = 1000
+_cursor_names = itertools.count(1)
+
+#: Writes: a failure (other than a lost connection, which is recovered) ends the crawl.
+_writes = pg_guard("write the crawl state", StoreWriteError)
+_reads = pg_guard("read the crawl state", StoreError)
+_streams = pg_guard_stream("read the crawl state", StoreError)
+
+#: One step of the open batch, run again on a new connection after a lost one.
+Step = Callable[["psycopg.Connection"], object]
+
+_CLAIM_COLUMNS = (
+    "u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, u.lastmod, "
+    "u.lastmod_source"
+)
+#: Hand out the shallowest queued URLs; rows another session holds are skipped, not waited
+#: for, so claimers sharing one frontier never block each other nor get one URL twice.
+CLAIM_SQL = (
+    "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 "
+    "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
+    f"RETURNING {_CLAIM_COLUMNS}"
+)
+#: A new URL's id: the one given (a one-writer store's block keeps discovery order), or
+#: the sequence's next.
+_NEXT_ID = "COALESCE(v.id, nextval(pg_get_serial_sequence('urls', 'id')))"
+#: Insert (or judge anew, when ``STALE``) the given URLs and answer every one's id and
+#: state in the same statement: the rows written, then the others as they were (the
+#: outer query's snapshot does not see the insert).  One round trip per page's new links.
+_ADD_URLS = (
+    "WITH w AS (INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
+    f"SELECT {_NEXT_ID}, v.url, v.depth, v.found_from, v.state, v.reason, v.detail, v.loc "
+    "FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
+    "%s::text[], %s::text[], %s::text[]) "
+    "AS v(id, url, depth, found_from, state, reason, detail, loc) "
+    + REJUDGE_STALE
+    + " RETURNING url, id, state) "
+    "SELECT url, id, state, true FROM w UNION ALL "
+    "SELECT url, id, state, false FROM urls WHERE url = ANY(%s::text[]) "
+    "AND url NOT IN (SELECT url FROM w)"
+)
+#: The replay of :data:`_ADD_URLS` (and a one-writer store's add): rows with their ids.
+_REPLAY_URLS = (
+    "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
+    "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
+    "%s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
+)
+_RECORD_SELECT = (
+    "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
+    "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
+    "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
+    "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
+    "(SELECT string_agg(n.code || ': ' || n.message, chr(10) ORDER BY n.id) FROM notes n "
+    "WHERE n.page_id = u.id) "
+)
+_RECORD_FROM = (
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
+)
+_RECORD_SQL = _RECORD_SELECT + _RECORD_FROM
+#: What one fetch of a page records beside its row: replaced when it is fetched again.
+_PAGE_FACTS = (
+    ("links", "from_id"),
+    ("alternates", "page_id"),
+    ("images", "page_id"),
+    ("notes", "page_id"),
+    ("renders", "page_id"),
+    ("thumbnails", "page_id"),
+)
+
+
+def _lock_key(schema: str) -> tuple[int, str]:
+    """The advisory lock of a crawl: our application id and the schema's name."""
+    return APPLICATION_ID, schema
+
+
+class PostgresStore(PgAuditTables):
+    """:class:`~sitemapkit.store.base.CrawlStore` and ``AuditStore`` on PostgreSQL.
+
+    ``spec`` is ``postgresql://[user[:password]@]host[:port]/dbname[?schema=NAME]``;
+    ``mode`` is an :data:`~sitemapkit.store.base.OpenMode` and means what it means
+    for SQLite, with the crawl's schema in the place of the file.
+    """
+
+    def __init__(
+        self, spec: str | PgSpec, *, mode: OpenMode = "open", shared: bool = False
+    ) -> None:
+        self.spec = parse_spec(spec) if isinstance(spec, str) else spec
+        self.name = self.spec.name
+        self._writer = mode != "read"
+        #: Written by several processes at once (a fleet): no one-writer lock; the
+        #: frontier's ``SKIP LOCKED`` claims keep them apart.
+        self._shared = shared
+        #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
+        self._batch: list[Step] = []
+        self._sent = 0
+        #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
+        self._turn = False
+        self._cache: dict[str, tuple[int, UrlState]] = {}
+        #: URLs a lookup did not find (one writer: still absent until this store adds them).
+        self._absent: set[str] = set()
+        #: Ids taken from the sequence, not yet given (one writer adds without waiting).
+        self._ids: list[int] = []
+        self._closed = False
+        self._conn = connect(self.spec, autocommit=True)
+        try:
+            if self._writer:
+                self._take_lock()
+                self._prepare(mode)
+                self._conn.autocommit = False
+            else:
+                self._check_readable()
+        except BaseException:
+            self._conn.close()
+            raise
+        self._recrawl = self._run_count() > 1
+
+    # -- opening ------------------------------------------------------------------
+    def _take_lock(self) -> None:
+        """One writer per crawl (exclusive), or any number of fleet workers (shared)."""
+        how = "pg_try_advisory_lock_shared" if self._shared else "pg_try_advisory_lock"
+        row = self._conn.execute(
+            f"SELECT {how}(%s, hashtext(%s))", _lock_key(self.spec.schema)
+        ).fetchone()
+        if row is None or not row[0]:
+            raise StoreBusyError(
+                f"{self.name}: in use by another sitemapkit process; "
+                "wait for it to finish or use another --db / -o"
+            )
+
+    def _prepare(self, mode: OpenMode) -> None:
+        """Create, check, replace and migrate the crawl's schema as ``mode`` says (locked).
+
+        One transaction, serialised by a transaction lock, so fleet workers starting at
+        once create and migrate the schema exactly once.
+        """
+        schema = self.spec.schema
+        conn = self._conn
+        with conn.transaction():
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (APPLICATION_ID + 1, schema),
+            )
+            exists, ours = schema_state(conn, schema)
+            if exists and not ours:
+                raise StoreError(
+                    f"{self.name}: schema {schema} exists and is not a sitemapkit crawl"
+                )
+            if mode == "new" and ours:
+                raise StoreError(
+                    f"{self.name} already exists: add --resume to continue it, or pick another --db"
+                )
+            if mode == "resume" and not ours:
+                raise StoreError(f"{self.name} is not a crawl database to resume")
+            if mode == "replace" and ours:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+                ours = False
+            if not ours:
+                create_schema(conn, schema)
+            migrate(conn, self.name)
+
+    def _check_readable(self) -> None:
+        _exists, ours = schema_state(self._conn, self.spec.schema)
+        if not ours:
+            raise StoreError(f"{self.name}: not a sitemapkit crawl database")
+        version = schema_version(self._conn)
+        if version > SCHEMA_VERSION:
+            migrate(self._conn, self.name)  # raises the one-line refusal
+        if version < SCHEMA_VERSION:  # an older crawl: a writer brings it up to date first
+            PostgresStore(self.spec, mode="resume").close()
+        self._conn.execute("SET default_transaction_read_only = on")
+
+    @_reads
+    def _run_count(self) -> int:
+        row = self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+        return 0 if row is None else int(row[0])
+
+    # -- the replayable batch -----------------------------------------------------
+    def checkpoint(self) -> int:
+        return len(self._batch)
+
+    def recover(self, exc: BaseException, checkpoint: int) -> bool:
+        """After a lost connection: reconnect, relock, replay the batch; False otherwise."""
+        if self._closed or not is_connection_lost(exc):
+            return False
+        with contextlib.suppress(Exception):
+            self._conn.close()
+        del self._batch[checkpoint:]  # the failed call runs again from its start
+        self._turn = False  # taken again if needed (the lock is re-entrant)
+        self._conn = connect(self.spec, autocommit=True)
+        if not self._writer:
+            self._conn.execute("SET default_transaction_read_only = on")
+            return True
+        self._take_lock()
+        self._conn.autocommit = False
+        self._sent = 0
+        self._now()
+        return True
+
+    def _write(self, step: Step) -> None:
+        """Keep ``step`` for the next round trip (and for a replay): writes cost no wait."""
+        self._batch.append(step)
+
+    def _write_now(self, step: Step) -> Any:
+        """Run ``step`` now (its result is needed) and keep it for a replay."""
+        result = step(self._now())
+        self._sent_as(step)
+        return result
+
+    def _sent_as(self, replay: Step) -> None:
+        """Record a write just run on the connection, as ``replay`` will run it again."""
+        self._batch.append(replay)
+        self._sent = len(self._batch)
+
+    def _now(self) -> psycopg.Connection:
+        """The connection, with every kept write sent first (one pipelined round trip).
+
+        A kept write the server refuses is a :class:`StoreWriteError` (a lost
+        connection stays a ``psycopg`` error, for the guard to recover).
+        """
+        if self._sent < len(self._batch):
+            import psycopg
+
+            pending = self._batch[self._sent :]
+            try:
+                with self._conn.pipeline():
+                    for step in pending:
+                        step(self._conn)
+            except psycopg.Error as exc:
+                if is_connection_lost(exc):
+                    raise
+                raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+            self._sent = len(self._batch)
+        return self._conn
+
+    def _ask(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, sent with the kept writes in one round trip.
+
+        The writes and the query are queued in one pipeline whose only sync is its
+        end, so a crawl's page costs one wait on the server, not one per statement.
+        """
+        import psycopg
+
+        pending = self._batch[self._sent :]
+        try:
+            with self._conn.pipeline():
+                for step in pending:
+                    step(self._conn)
+                cur = self._conn.execute(sql, args)
+        except psycopg.Error as exc:
+            if is_connection_lost(exc) or not pending:
+                raise
+            raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
+        self._sent = len(self._batch)
+        return cur.fetchall()
+
+    # -- transactions -------------------------------------------------------------
+    @_writes
+    def _flush(self) -> None:
+        self._now()
+
+    def commit(self) -> None:
+        if not self._writer:
+            return
+        import psycopg
+
+        self._flush()
+        try:
+            self._conn.commit()
+        except psycopg.Error as exc:
+            raise StoreWriteError(
+                f"{self.name}: cannot commit the crawl state ({exc}); the last batch may be "
+                "lost: --resume continues from the last commit"
+            ) from exc
+        self._batch.clear()
+        self._sent = 0
+        self._turn = False
+
+    def rollback(self) -> None:
+        self._batch.clear()
+        self._sent = 0
+        self._turn = False
+        self._cache.clear()
+        self._absent.clear()
+        with contextlib.suppress(Exception):
+            self._conn.rollback()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        try:
+            self.commit()
+        finally:
+            self._closed = True
+            self._conn.close()  # the advisory lock goes with the session
+
+    # -- meta ---------------------------------------------------------------------
+    @_reads
+    def get_meta(self, key: str) -> str | None:
+        row = self._now().execute("SELECT value FROM meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @_writes
+    def set_meta(self, key: str, value: str) -> None:
+        self._write(
+            lambda c: c.execute(
+                "INSERT INTO meta(key, value) VALUES (%s, %s) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
+
+    @_reads
+    def meta(self) -> dict[str, str]:
+        return {str(k): str(v) for k, v in self._now().execute("SELECT key, value FROM meta")}
+
+    # -- frontier -----------------------------------------------------------------
+    @_reads
+    def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
+        """Id and state of the known ``urls``; shared, it also starts this worker's turn.
+
+        A fleet worker's page step (look its links up, judge them with the shared trap
+        counters, add them) holds a transaction advisory lock until the commit that
+        ends the step, so no other worker interleaves (SQLite's ``BEGIN IMMEDIATE``).
+        """
+        found: dict[str, tuple[int, UrlState]] = {}
+        missing = [u for u in urls if u not in self._cache]
+        for url in urls:
+            hit = self._cache.get(url)
+            if hit is not None:
+                found[url] = hit
+        if self._shared and not self._turn:
+            key = (APPLICATION_ID + 2, self.spec.schema)
+            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+            self._turn = True
+            if not missing:
+                self._now()
+        if missing:
+            self._select(missing, found)
+        return found
+
+    def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+        if len(self._cache) + len(keys) > _CACHE_MAX:
+            self._cache.clear()
+        self._found(
+            self._ask("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)), found
+        )
+        if not self._shared:  # the only writer: what is not there stays absent until added
+            if len(self._absent) + len(keys) > _CACHE_MAX:
+                self._absent.clear()
+            self._absent.update(k for k in keys if k not in found)
+
+    def _add_known(
+        self, rows: list[NewUrl], found: dict[str, tuple[int, UrlState]]
+    ) -> list[NewUrl]:
+        """Add, with no wait, the rows whose fate is known here; the others, returned.
+
+        A store with one writer knows a URL its last lookup did not find is still not
+        there, and a ``STALE`` one's id: those are inserted (or judged anew) with ids
+        taken from a block of the sequence, in a write kept for the next round trip.
+        The ids ascend in the order given, as the server's would: discovery order holds.
+        """
+        if self._shared:
+            return rows
+        known = [n for n in rows if n.url in self._absent or self._is_stale(n.url)]
+        if not known:
+            return rows
+        fresh = [n for n in known if n.url in self._absent]
+        ids = iter(self._take_ids(len(fresh)))
+        given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
+        replay = (given, *_url_columns(known))
+        self._write(lambda c: c.execute(_REPLAY_URLS, replay))
+        for new, url_id in zip(known, given, strict=True):
+            self._absent.discard(new.url)
+            value = (url_id, new.state)
+            found[new.url] = value
+            self._cache[new.url] = value
+        done = {n.url for n in known}
+        return [n for n in rows if n.url not in done]
+
+    def _is_stale(self, url: str) -> bool:
+        hit = self._cache.get(url)
+        return hit is not None and hit[1] == UrlState.STALE
+
+    def _new_ids(self, n: int) -> list[int | None]:
+        """Ids for ``n`` URLs about to be inserted: from the block with one writer (so ids
+        follow discovery order as in SQLite), else ``None`` (the sequence's next)."""
+        if self._shared:
+            return [None] * n
+        return list(self._take_ids(n))
+
+    def _take_ids(self, n: int) -> list[int]:
+        """``n`` new URL ids from this store's block (refilled 1,000 at a time, ascending)."""
+        if len(self._ids) < n:
+            more = self._ask(
+                "SELECT nextval(pg_get_serial_sequence('urls', 'id')) "
+                "FROM generate_series(1, %s) ORDER BY 1",
+                (max(n, _ID_BLOCK),),
+            )
+            self._ids.extend(int(r[0]) for r in more)
+        taken, self._ids = self._ids[:n], self._ids[n:]
+        return taken
+
+    def _found(self, rows: Iterable[Sequence[Any]], found: dict[str, tuple[int, UrlState]]) -> None:
+        for url, url_id, state, *_ in rows:
+            value = (int(url_id), UrlState(state))
+            found[url] = value
+            self._cache[url] = value
+
+    @_writes
+    def add_urls(self, urls: Sequence[NewUrl]) -> dict[str, tuple[int, UrlState]]:
+        found: dict[str, tuple[int, UrlState]] = {}
+        missing: dict[str, NewUrl] = {}
+        for new in urls:
+            hit = self._cache.get(new.url)
+            if hit is not None and hit[1] != UrlState.STALE:
+                found[new.url] = hit
+            elif new.url not in missing:
+                missing[new.url] = new
+        if not missing:
+            return found
+        rows = self._add_known(list(missing.values()), found)
+        if not rows:
+            return found
+        columns = _url_columns(rows)
+        if len(self._cache) + len(rows) > _CACHE_MAX:
+            self._cache.clear()
+        answer = self._ask(_ADD_URLS, (self._new_ids(len(rows)), *columns, columns[0]))
+        written = [r for r in answer if r[3]]
+        if written:
+            ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
+            again = [n for n in rows if n.url in ids]
+            replay = ([ids[n.url] for n in again], *_url_columns(again))
+            self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
+        self._found(answer, found)
+        late = [n.url for n in rows if n.url not in found]
+        if late:  # added by another worker after this statement's snapshot (a fleet)
+            self._select(late, found)
+        return found
+
+    @_writes
+    def requeue(self, ids: Iterable[tuple[int, int]]) -> None:
+        rows = list(ids)
+        if not rows:
+            return
+        args = ([i for i, _ in rows], [d for _, d in rows])
+        self._write(
+            lambda c: c.execute(
+                "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "
+                "FROM unnest(%s::bigint[], %s::int[]) AS v(id, depth) "
+                "WHERE u.id = v.id AND u.state = 3",
+                args,
+            )
+        )
+        wanted = {url_id for url_id, _ in rows}
+        for url, (url_id, state) in list(self._cache.items()):
+            if url_id in wanted and state == UrlState.HELD:
+                self._cache[url] = (url_id, UrlState.QUEUED)
+
+    @_writes
+    def claim(self, limit: int) -> list[Claimed]:
+        rows = self._ask(CLAIM_SQL, (limit,))
+        if not rows:
+            return []
+        ids = [int(r[0]) for r in rows]
+        self._sent_as(lambda c: c.execute("UPDATE urls SET state = 1 WHERE id = ANY(%s)", (ids,)))
+        rows.sort(key=lambda r: (r[2], r[0]))
+        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+
+    @_writes
+    def claim_url(
+        self, url: str, depth: int, found_from: int | None, loc: str | None = None
+    ) -> Claimed | None:
+        self._absent.discard(url)
+        upsert = (
+            "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
+            "found_from = excluded.found_from WHERE urls.state = 4"
+        )
+        answer = self._ask(
+            "INSERT INTO urls(id, url, depth, found_from, state, loc) SELECT "
+            + _NEXT_ID
+            + ", %s, %s, %s, 1, %s FROM (SELECT %s::bigint AS id) v "
+            + upsert
+            + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
+            (url, depth, found_from, loc, self._new_ids(1)[0]),
+        )
+        if not answer:
+            return None
+        row = answer[0]
+        url_id = int(row[0])
+        self._sent_as(
+            lambda c: c.execute(
+                "INSERT INTO urls(id, url, depth, found_from, state, loc) "
+                "VALUES (%s, %s, %s, %s, 1, %s) " + upsert,
+                (url_id, url, depth, found_from, loc),
+            )
+        )
+        self._cache[url] = (url_id, UrlState.CLAIMED)
+        return Claimed(url_id, url, depth, loc, *row[1:])
+
+    @_writes
+    def unchanged(self, url_id: int, fetched_at: float) -> bool:
+        row = self._write_now(
+            lambda c: c.execute(
+                "UPDATE urls SET state = 2, fetched_at = %s WHERE id = %s RETURNING indexable",
+                (fetched_at, url_id),
+            ).fetchone()
+        )
+        return row is not None and bool(row[0])
+
+    @_reads
+    def page_links(self, url_id: int) -> list[tuple[str, str, bool, str]]:
+        return [
+            (str(url), str(loc or url), bool(nofollow), str(kind))
+            for url, loc, nofollow, kind in self._now().execute(
+                "SELECT u.url, u.loc, l.nofollow, l.kind FROM links l "
+                "JOIN urls u ON u.id = l.to_id WHERE l.from_id = %s ORDER BY l.id",
+                (url_id,),
+            )
+        ]
+
+    # -- runs ---------------------------------------------------------------------
+    @_writes
+    def start_run(self, started_at: float) -> int:
+        self._write(lambda c: c.execute("UPDATE urls SET state = 4 WHERE state = 2"))
+        row = (
+            self._now()
+            .execute(
+                "INSERT INTO runs(started_at, state) VALUES (%s, 'running') RETURNING id",
+                (started_at,),
+            )
+            .fetchone()
+        )
+        run_id = 0 if row is None else int(row[0])
+        self._sent_as(
+            lambda c: c.execute(
+                "INSERT INTO runs(id, started_at, state) VALUES (%s, %s, 'running')",
+                (run_id, started_at),
+            )
+        )
+        self._cache.clear()
+        self._recrawl = self._run_count() > 1
+        return run_id
+
+    @_writes
+    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
+        done = figures or RunFigures()
+        self._write(
+            lambda c: c.execute(
+                "UPDATE runs SET state = %s, ended_at = %s, pages = COALESCE(pages, 0) + %s, "
+                "not_modified = COALESCE(not_modified, 0) + %s, "
+                "bytes = COALESCE(bytes, 0) + %s, "
+                "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
+                "WHERE id = (SELECT MAX(id) FROM runs)",
+                (state, ended_at, done.pages, done.not_modified, done.bytes),
+            )
+        )
+        if state == "finished":  # every page still linked was reached: the rest are gone
+            self._write(
+                lambda c: c.execute(
+                    "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
+                    "detail = 'no longer linked from the site', etag = NULL, "
+                    "last_modified = NULL WHERE state = 4"
+                )
+            )
+            self._cache.clear()
+        self._write(_record_run_changes)
+
+    @_reads
+    def run_started(self) -> float | None:
+        row = self._now().execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else float(row[0])
+
+    @_reads
+    def runs(self) -> list[RunRow]:
+        return [
+            RunRow(
+                int(i),
+                float(s),
+                None if e is None else float(e),
+                str(st),
+                pages=pages,
+                not_modified=not_modified,
+                changed=changed,
+                bytes=size,
+                tracked=bool(tracked),
+            )
+            for i, s, e, st, pages, not_modified, changed, size, tracked in self._now().execute(
+                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
+                "tracked FROM runs ORDER BY id"
+            )
+        ]
+
+    @_streams
+    def changes_between(
+        self, run_a: int, run_b: int
+    ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
+        return changes.changes_between(Qmark(self._now()), run_a, run_b)
+
+    @_streams
+    def facts_at(self, run: int) -> Iterator[UrlFacts]:
+        return changes.facts_at(Qmark(self._now()), run)
+
+    @_reads
+    def url_history(self, url: str) -> list[UrlFacts]:
+        return changes.url_history(Qmark(self._now()), url)
+
+    @_writes
+    def release_claims(self) -> int:
+        count = self._write_now(
+            lambda c: c.execute("UPDATE urls SET state = 0 WHERE state = 1").rowcount
+        )
+        self._cache.clear()
+        return int(count)
+
+    # -- results ------------------------------------------------------------------
+    @_writes
+    def finish(self, url_id: int, outcome: Outcome) -> None:
+        recrawl = self._recrawl
+        self._write(lambda c: _finish(c, url_id, outcome, recrawl=recrawl))
+
+    @_writes
+    def decide(self, url_id: int, reason: str, detail: str | None) -> None:
+        self._write(
+            lambda c: c.execute(
+                "UPDATE urls SET state = 2, reason = %s, detail = %s, indexable = 0, "
+                "etag = NULL, last_modified = NULL WHERE id = %s",
+                (reason, detail, url_id),
+            )
+        )
+
+    @_reads
+    def fate(self, url_id: int) -> Fate | None:
+        row = (
+            self._now()
+            .execute("SELECT state, status, reason FROM urls WHERE id = %s", (url_id,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return Fate(
+            UrlState(int(row[0])),
+            None if row[1] is None else int(row[1]),
+            None if row[2] is None else str(row[2]),
+        )
+
+    @_writes
+    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
+        if not links:
+            return
+        args = (
+            from_id,
+            [link.to_id for link in links],
+            [1 if link.nofollow else 0 for link in links],
+            [link.kind for link in links],
+        )
+        self._write(
+            lambda c: c.execute(
+                "INSERT INTO links(from_id, to_id, nofollow, kind) SELECT %s, * FROM "
+                "unnest(%s::bigint[], %s::smallint[], %s::text[])",
+                args,
+            )
+        )
+
+    @_writes
+    def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
+        recrawl = self._recrawl
+
+        def step(c: psycopg.Connection) -> None:
+            if recrawl and hop == 1:  # the chain as this run follows it
+                c.execute("DELETE FROM redirects WHERE from_id = %s", (from_id,))
+            c.execute(
+                "INSERT INTO redirects(from_id, hop, to_url, status) VALUES (%s, %s, %s, %s)",
+                (from_id, hop, to_url, status),
+            )
+
+        self._write(step)
+
+    # -- reading ------------------------------------------------------------------
+    @_reads
+    def counts(self) -> dict[str, int]:
+        return _counts(Qmark(self._now()))
+
+    @_reads
+    def queued(self) -> int:
+        row = self._now().execute("SELECT COUNT(*) FROM urls WHERE state = 0").fetchone()
+        return 0 if row is None else int(row[0])
+
+    @_reads
+    def reasons(self) -> dict[str, int]:
+        return {
+            str(reason): int(n)
+            for reason, n in self._now().execute(
+                "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
+                "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
+            )
+        }
+
+    @_streams
+    def sitemap_rows(self) -> Iterator[SitemapRow]:
+        sql = (
+            "SELECT COALESCE(u.loc, u.url), u.lastmod, "
+            "ARRAY(SELECT a.hreflang FROM alternates a WHERE a.page_id = u.id ORDER BY a.id), "
+            "ARRAY(SELECT a.href FROM alternates a WHERE a.page_id = u.id ORDER BY a.id), "
+            "ARRAY(SELECT i.loc FROM images i WHERE i.page_id = u.id ORDER BY i.id) "
+            "FROM urls u WHERE u.indexable = 1 AND u.state = 2 ORDER BY u.id"
+        )
+        for url, lastmod, langs, hrefs, images in self.stream(sql):
+            alternates = tuple(Alternate(str(h), str(u)) for h, u in zip(langs, hrefs, strict=True))
+            yield SitemapRow(str(url), lastmod, alternates, tuple(str(i) for i in images))
+
+    @_writes
+    def add_notes(self, notes: Sequence[tuple[str, str, str]]) -> None:
+        if not notes:
+            return
+        args = [(code, msg, url, url, code, msg) for url, code, msg in notes]
+
+        def step(c: psycopg.Connection) -> None:
+            with c.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO notes(page_id, code, message) "
+                    "SELECT u.id, %s, %s FROM urls u WHERE (u.url = %s OR u.loc = %s) "
+                    "AND NOT EXISTS (SELECT 1 FROM notes n WHERE n.page_id = u.id "
+                    "AND n.code = %s AND n.message = %s) LIMIT 1",
+                    args,
+                )
+
+        self._write(step)
+
+    @_reads
+    def note_counts(self) -> dict[str, tuple[int, str]]:
+        return {
+            str(code): (int(n), str(url))
+            for code, n, url in self._now().execute(
+                "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
+                "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
+                "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
+            )
+        }
+
+    @_streams
+    def noted(self, code: str) -> Iterator[tuple[str, str]]:
+        for url, message in self.stream(
+            "SELECT COALESCE(u.loc, u.url), n.message FROM notes n JOIN urls u "
+            "ON u.id = n.page_id WHERE n.code = %s ORDER BY n.id",
+            (code,),
+        ):
+            yield str(url), str(message)
+
+    # -- IndexNow (the submission log's SQL is the SQLite store's) --------------------
+    @_reads
+    def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
+        return [
+            IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
+            for i, url, change, v in Qmark(self._now()).execute(
+                indexnow.PENDING_SQL, (after, after, limit)
+            )
+        ]
+
+    @_writes
+    def record_submission(self, row: SubmissionRow, sent: Sequence[IndexNowChange]) -> None:
+        self._write(
+            lambda c: c.execute(
+                "INSERT INTO indexnow_submissions(at, endpoint, host, urls, status, accepted, "
+                "detail) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                (
+                    row.at,
+                    row.endpoint,
+                    row.host,
+                    row.urls,
+                    row.status,
+                    int(row.accepted),
+                    row.detail,
+                ),
+            )
+        )
+        if row.accepted and sent:
+            args = (
+                [s.url_id for s in sent],
+                [s.version for s in sent],
+                [0 if s.change == "removed" else 1 for s in sent],
+                row.at,
+            )
+            self._write(
+                lambda c: c.execute(
+                    "INSERT INTO indexnow_sent(url_id, version, present, sent_at) "
+                    "SELECT v.*, %s FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) v "
+                    "ON CONFLICT(url_id) DO UPDATE SET version = excluded.version, "
+                    "present = excluded.present, sent_at = excluded.sent_at",
+                    (args[3], args[0], args[1], args[2]),
+                )
+            )
+
+    @_reads
+    def submissions(self) -> list[SubmissionRow]:
+        return [
+            SubmissionRow(
+                float(at),
+                str(ep),
+                str(host),
+                int(n),
+                None if st is None else int(st),
+                bool(ok),
+                str(detail),
+            )
+            for at, ep, host, n, st, ok, detail in self._now().execute(
+                "SELECT at, endpoint, host, urls, status, accepted, detail "
+                "FROM indexnow_submissions ORDER BY id"
+            )
+        ]
+
+    @_streams
+    def page_records(self) -> Iterator[PageRecord]:
+        """Every URL seen, in discovery order, streamed (see the SQLite store)."""
+        for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
+            yield _record(row)
+
+    @_reads
+    def explain(self, url: str) -> Explanation | None:
+        return _explain(Qmark(self._now()), url, _RECORD_SQL)
+
+    @_reads
+    def fetched_count(self, since: float) -> int:
+        row = (
+            self._now()
+            .execute("SELECT COUNT(*) FROM urls WHERE fetched_at >= %s", (since,))
+            .fetchone()
+        )
+        return 0 if row is None else int(row[0])
+
+    @_reads
+    def fetched_ids(self, after: float) -> list[tuple[int, float]]:
+        rows = self._now().execute(
+            "SELECT id, fetched_at FROM urls WHERE fetched_at > %s ORDER BY fetched_at, id",
+            (after,),
+        )
+        return [(int(i), float(t)) for i, t in rows]
+
+    @_reads
+    def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
+        rows = self._now().execute(
+            _RECORD_SELECT + ", u.id " + _RECORD_FROM + " WHERE u.id = ANY(%s)", (list(ids),)
+        )
+        found = {int(row[-1]): _record(row) for row in rows.fetchall()}
+        return [found[i] for i in ids if i in found]
+
+    @_streams
+    def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
+        """Every stored thumbnail with its page's URL (see the SQLite store)."""
+        for url, kind, image in self.stream(
+            "SELECT COALESCE(u.loc, u.url), t.type, t.image FROM thumbnails t "
+            "JOIN urls u ON u.id = t.page_id ORDER BY t.page_id"
+        ):
+            yield str(url), Thumbnail(str(kind), bytes(image))
+
+    def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
+        """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
+
+        ``WITH HOLD``: the cursor outlives a commit made while the rows are read.
+        """
+        name = f"sitemapkit_{next(_cursor_names)}"
+        with self._now().cursor(name=name, withhold=True) as cur:
+            cur.itersize = _STREAM_BATCH
+            cur.execute(sql, args)
+            yield from cur
+
+
+def _record_run_changes(conn: psycopg.Connection) -> None:
+    """The last run's change records (:mod:`~sitemapkit.store.sqlite_changes`' SQL)."""
+    row = conn.execute("SELECT MAX(id) FROM runs").fetchone()
+    if row is not None and row[0] is not None:
+        changes.record_changes(Qmark(conn), int(row[0]))
+
+
+def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
+    """``rows`` as the column arrays :data:`_INSERT_URLS` unnests."""
+    return (
+        [n.url for n in rows],
+        [n.depth for n in rows],
+        [n.found_from for n in rows],
+        [int(n.state) for n in rows],
+        [n.reason for n in rows],
+        [n.detail for n in rows],
+        [n.loc for n in rows],
+    )
+
+
+def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl: bool) -> None:
+    """Record one page's outcome: its row and the facts beside it (sent pipelined)."""
+    if recrawl:  # fetched again: this fetch's facts replace the earlier run's
+        for table, column in _PAGE_FACTS:
+            conn.execute(f"DELETE FROM {table} WHERE {column} = %s", (url_id,))
+    conn.execute(
+        "UPDATE urls SET state = 2, status = %s, content_type = %s, title = %s, "
+        "canonical = %s, indexable = %s, reason = %s, detail = %s, lastmod = %s, "
+        "lastmod_source = %s, fetched_at = %s, bytes = %s, redirect_to = %s, outlinks = %s, "
+        "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
+        "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
+        "fingerprint = %s WHERE id = %s",
+        (
+            outcome.status,
+            outcome.content_type,
+            outcome.title,
+            outcome.canonical,
+            1 if outcome.indexable else 0,
+            outcome.reason,
+            outcome.detail,
+            outcome.lastmod,
+            outcome.lastmod_source,
+            outcome.fetched_at,
+            outcome.bytes,
+            outcome.redirect_to,
+            outcome.outlinks,
+            outcome.etag,
+            outcome.last_modified,
+            outcome.fingerprint,
+            outcome.fingerprint,
+            url_id,
+        ),
+    )
+    if outcome.alternates:
+        conn.execute(
+            "INSERT INTO alternates(page_id, hreflang, href) "
+            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
+            (
+                url_id,
+                [a.hreflang for a in outcome.alternates],
+                [a.href for a in outcome.alternates],
+            ),
+        )
+    if outcome.images:
+        conn.execute(
+            "INSERT INTO images(page_id, loc) SELECT %s, * FROM unnest(%s::text[])",
+            (url_id, list(outcome.images)),
+        )
+    if outcome.notes:
+        conn.execute(
+            "INSERT INTO notes(page_id, code, message) "
+            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
+            (url_id, [c for c, _ in outcome.notes], [m for _, m in outcome.notes]),
+        )
+    if outcome.render is not None:
+        conn.execute(
+            "INSERT INTO renders(page_id, status, why, links) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
+            "why = excluded.why, links = excluded.links",
+            (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
+        )
+    if outcome.thumbnail is not None:
+        conn.execute(
+            "INSERT INTO thumbnails(page_id, type, image) VALUES (%s, %s, %s) "
+            "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image",
+            (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
+        )
+
+
+def is_crawl_db(spec: str) -> bool:
+    """True when ``spec`` names a database schema holding a sitemapkit crawl (never raises)."""
+    try:
+        parsed = parse_spec(spec)
+        conn = connect(parsed, autocommit=True, say=lambda _line: None, tries=1)
+    except StoreError:
+        return False
+    try:
+        return schema_state(conn, parsed.schema)[1]
+    except Exception:  # noqa: BLE001 - a yes/no question about a server that may be gone
+        return False
+    finally:
+        conn.close()

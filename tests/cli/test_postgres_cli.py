@@ -1,0 +1,75 @@
+"""The commands on a PostgreSQL store: the same crawl, the same bytes, as on SQLite.
+
+The demo site is crawled twice by ``sitemapkit crawl``, once into SQLite and once
+into a real PostgreSQL server (tests/pgcluster.py); the sitemap sets must be equal
+byte for byte, and every command that reads a store (``--why``, ``inventory``,
+``history``, ``visualize``, ``audit``, ``write``) must take the PostgreSQL spec.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sitemapkit.cli import main
+from sitemapkit.demo.server import serve_demo
+
+
+def _crawl(base: str, out: Path, *extra: str) -> None:
+    """One fetch at a time: discovery order (the sitemap's order) does not depend on timing."""
+    args = ["crawl", base, "-o", str(out), "--no-map", "--concurrency", "1", *extra]
+    assert main(args) == 0
+
+
+def test_a_demo_crawl_on_postgresql_equals_the_sqlite_crawl(
+    tmp_path: Path, pg_spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve_demo() as base:
+        _crawl(base, tmp_path / "lite")
+        _crawl(base, tmp_path / "pg", "--db", pg_spec)
+        _crawl(base, tmp_path / "pg2", "--db", pg_spec)  # a second run (for diff below)
+    lite = (tmp_path / "lite" / "sitemap.xml").read_bytes()
+    assert lite.count(b"<loc>") > 10
+    assert (tmp_path / "pg" / "sitemap.xml").read_bytes() == lite
+    assert (tmp_path / "pg" / "inventory.csv").read_bytes() == (
+        tmp_path / "lite" / "inventory.csv"
+    ).read_bytes()
+    out = capsys.readouterr().out
+    assert f"crawl db:   {pg_spec}" in out  # no password in the spec: shown as given
+
+    # write --db: the crawl's own output step, from either store, the same bytes
+    for name, db in (("lite", str(tmp_path / "lite" / "crawl.sqlite")), ("pg", pg_spec)):
+        assert main(["write", "--db", db, "-o", str(tmp_path / f"w-{name}")]) == 0
+        assert (tmp_path / f"w-{name}" / "sitemap.xml").read_bytes() == lite
+
+    # the readers take the spec wherever they take a store
+    capsys.readouterr()
+    assert main(["crawl", "--db", pg_spec, "--why", "/"]) == 0
+    assert "decision:   in the sitemap" in capsys.readouterr().out
+    assert main(["inventory", pg_spec, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) > lite.count(b"<loc>")
+    assert main(["history", "--db", pg_spec, "--format", "json"]) == 0
+    runs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [run["state"] for run in runs] == ["finished", "finished"]
+    assert main(["diff", "--db", pg_spec, "--format", "json"]) == 0  # run 2 vs run 1
+    assert capsys.readouterr().out
+    page = tmp_path / "map.html"
+    assert main(["visualize", pg_spec, "-o", str(page)]) == 0
+    assert "<noscript>" in page.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["audit", "--db", pg_spec, "--sitemap", str(tmp_path / "pg" / "sitemap.xml")]) in (
+        0,
+        1,
+    )
+    assert "listed" in capsys.readouterr().out
+
+
+def test_write_refuses_what_is_not_a_crawl(
+    tmp_path: Path, pg_spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["write", "--db", pg_spec, "-o", str(tmp_path / "out")]) == 2
+    assert "not a sitemapkit crawl database" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

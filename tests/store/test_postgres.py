@@ -1,0 +1,202 @@
+"""What only the PostgreSQL store has: schemas per crawl, a lost connection, migrations.
+
+Everything runs against the session's real server (tests/pgcluster.py); a lost
+connection is a real one, its backend ended by ``pg_terminate_backend`` from a
+second session.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import psycopg
+import pytest
+
+from sitemapkit.errors import StoreBusyError, StoreError
+from sitemapkit.store import is_crawl_db, open_store
+from sitemapkit.store.base import LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.postgres_conn import parse_spec
+from sitemapkit.store.postgres_schema import SCHEMA_VERSION
+
+
+def _kill_backends(pg_url: str, schema: str) -> int:
+    """End every other session that has ``schema`` on its search path; how many."""
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid <> pg_backend_pid() AND datname = current_database() "
+            "AND backend_type = 'client backend' AND query NOT LIKE '%%pg_stat_activity%%' "
+            "AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' "
+            "AND objid = hashtext(%s)::oid)",
+            (schema,),
+        ).fetchall()
+    return len(rows)
+
+
+def test_a_lost_connection_is_recovered_and_the_batch_replayed(pg_url: str, pg_spec: str) -> None:
+    store = open_store(pg_spec)
+    try:
+        added = store.add_urls([NewUrl("http://a/", 0, None), NewUrl("http://a/x", 1, None)])
+        store.commit()
+        (home,) = store.claim(1)
+        store.finish(home.id, Outcome(status=200, indexable=True, title="Home"))
+        store.add_links(home.id, [LinkRow(added["http://a/x"][0], False, "a")])
+        new = store.add_urls([NewUrl("http://a/new", 1, home.id)])  # not yet committed
+        assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+        # the next call finds the connection gone: reconnect, relock, replay, carry on
+        more = store.add_urls([NewUrl("http://a/more", 2, home.id)])
+        store.commit()
+        assert store.lookup(["http://a/new"]) == new  # the ids the engine holds stay true
+        assert store.lookup(["http://a/more"]) == more
+        records = {r.url: r for r in store.page_records()}
+        assert records["http://a/"].title == "Home"
+        assert records["http://a/x"].inlinks == 1
+        assert [c.url for c in store.claim(10)] == ["http://a/x", "http://a/new", "http://a/more"]
+        with pytest.raises(StoreBusyError):  # the reconnect took the lock again
+            open_store(pg_spec)
+    finally:
+        store.close()
+
+
+def test_a_server_that_is_gone_is_retried_then_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from sitemapkit.store import postgres_conn
+
+    spec = parse_spec("postgresql://nobody:secret@127.0.0.1:1/none")
+    with pytest.raises(StoreError) as info:
+        postgres_conn.connect(spec, autocommit=True, tries=2)
+    message = str(info.value)
+    assert message.startswith("postgresql://nobody@127.0.0.1:1/none?schema=sitemapkit: ")
+    assert "cannot connect after 2 tries" in message
+    assert "secret" not in message
+    err = capsys.readouterr().err
+    assert "retrying in 0.5 s (1/1)" in err
+    assert "secret" not in err
+
+
+def test_crawls_in_one_database_are_schemas_that_do_not_meet(pg_url: str) -> None:
+    one, two = f"{pg_url}?schema=crawl_one", f"{pg_url}?schema=crawl_two"
+    a = open_store(one, mode="replace")
+    b = open_store(two, mode="replace")  # a different crawl: its own lock
+    try:
+        a.add_urls([NewUrl("http://one/", 0, None)])
+        b.add_urls([NewUrl("http://two/", 0, None)])
+        a.commit()
+        b.commit()
+        assert [r.url for r in a.page_records()] == ["http://one/"]
+        assert [r.url for r in b.page_records()] == ["http://two/"]
+        with pytest.raises(StoreBusyError):
+            open_store(one)
+    finally:
+        a.close()
+        b.close()
+    assert is_crawl_db(one)
+    assert not is_crawl_db(f"{pg_url}?schema=crawl_three")
+
+
+def test_a_schema_that_is_not_a_crawl_is_never_touched(pg_url: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("DROP SCHEMA IF EXISTS theirs CASCADE")
+        admin.execute("CREATE SCHEMA theirs")
+        admin.execute("CREATE TABLE theirs.precious (x int)")
+    for mode in ("open", "replace", "read"):
+        with pytest.raises(StoreError, match="not a sitemapkit crawl"):
+            open_store(f"{pg_url}?schema=theirs", mode=mode)  # type: ignore[arg-type]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        assert admin.execute("SELECT to_regclass('theirs.precious')").fetchone() == (
+            "theirs.precious",
+        )
+
+
+def test_a_newer_schema_is_refused_in_one_line(pg_spec: str) -> None:
+    open_store(pg_spec).close()
+    parsed = parse_spec(pg_spec)
+    with psycopg.connect(parsed.conninfo, autocommit=True) as admin:
+        admin.execute(
+            f"INSERT INTO {parsed.schema}.migrations VALUES (%s, 0)", (SCHEMA_VERSION + 1,)
+        )
+    for mode in ("open", "read"):
+        with pytest.raises(StoreError) as info:
+            open_store(pg_spec, mode=mode)  # type: ignore[arg-type]
+        assert str(info.value) == (
+            f"{parsed.name}: crawl database schema {SCHEMA_VERSION + 1} is newer than this "
+            f"sitemapkit ({SCHEMA_VERSION}); upgrade sitemapkit"
+        )
+
+
+def test_claims_skip_rows_another_session_holds(pg_spec: str) -> None:
+    """``FOR UPDATE SKIP LOCKED``: a batch claimed and not yet committed is nobody else's."""
+    store = open_store(pg_spec)
+    try:
+        store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(4)])
+        store.commit()
+        mine = store.claim(2)
+        parsed = parse_spec(pg_spec)
+        with psycopg.connect(parsed.conninfo) as other:
+            other.execute(f"SET search_path TO {parsed.schema}")
+            theirs = other.execute(
+                "SELECT url FROM urls WHERE state = 0 ORDER BY depth, id FOR UPDATE SKIP LOCKED"
+            ).fetchall()
+            other.rollback()
+        assert [c.url for c in mine] == ["http://a/0", "http://a/1"]
+        assert [r[0] for r in theirs] == ["http://a/2", "http://a/3"]
+        assert store.fate(mine[0].id).state == UrlState.CLAIMED  # type: ignore[union-attr]
+    finally:
+        store.close()
+
+
+def test_without_psycopg_the_error_names_the_extra(pg_url: str) -> None:
+    code = (
+        "import sys; sys.modules['psycopg'] = None\n"
+        "from sitemapkit.store import open_store\n"
+        "from sitemapkit.errors import StoreError\n"
+        "try:\n"
+        f"    open_store({pg_url!r})\n"
+        "except StoreError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out == "PostgreSQL stores need psycopg 3: pip install 'sitemapkit[postgres]'\n"
+
+
+def test_the_name_shown_never_carries_the_password() -> None:
+    spec = parse_spec("postgresql://me:s3cret@db.example:6432/crawls?sslmode=require&schema=shop")
+    assert spec.name == "postgresql://me@db.example:6432/crawls?schema=shop"
+    assert spec.conninfo == "postgresql://me:s3cret@db.example:6432/crawls?sslmode=require"
+    assert spec.schema == "shop"
+    with pytest.raises(StoreError, match="schema='Shop; drop'"):
+        parse_spec("postgresql://db.example/crawls?schema=Shop; drop")
+
+
+def test_fleet_workers_share_a_crawl_and_never_claim_one_url_twice(pg_spec: str) -> None:
+    from sitemapkit.store.postgres import PostgresStore
+
+    one = PostgresStore(pg_spec, mode="open", shared=True)
+    two = PostgresStore(pg_spec, mode="open", shared=True)
+    try:
+        one.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(6)])
+        one.commit()
+        mine, theirs = one.claim(4), two.claim(4)  # neither committed yet: rows stay locked
+        assert [c.url for c in mine] == [f"http://a/{i}" for i in range(4)]
+        assert [c.url for c in theirs] == ["http://a/4", "http://a/5"]
+        with pytest.raises(StoreBusyError):  # a lone crawl cannot take a shared one over
+            open_store(pg_spec)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_a_write_the_server_refuses_is_one_store_error_line(pg_spec: str) -> None:
+    store = open_store(pg_spec)
+    try:
+        store.set_meta("k", "a\x00b")  # kept for the next round trip ...
+        with pytest.raises(StoreError) as info:  # ... where the server's refusal surfaces
+            store.get_meta("k")
+        assert str(info.value).startswith(f"{parse_spec(pg_spec).name}: cannot write")
+        store.rollback()
+        store.set_meta("k", "v")
+        assert store.get_meta("k") == "v"
+    finally:
+        store.close()
