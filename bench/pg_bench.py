@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,7 @@ def say(text: str) -> None:
 
 
 def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measurement, set[str]]:
+    shutil.rmtree(out, ignore_errors=True)  # a fresh folder: no shrink guard, no old set
     if isinstance(db, Path):
         for leftover in db.parent.glob(db.name + "*"):
             leftover.unlink()
