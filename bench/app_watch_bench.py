@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import signal
@@ -108,6 +109,12 @@ async def _app_crawl(
     return seen, job
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of one process so far (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def app_once(work: Path, url: str, n: int) -> tuple[int, float, dict[str, int]]:
     ws = work / f"app-{n}"
     port = c.free_port()
@@ -123,9 +130,11 @@ def app_once(work: Path, url: str, n: int) -> tuple[int, float, dict[str, int]]:
         parts = urlsplit(url)
         site = f"{parts.hostname}-{parts.port}"
         c.log(f"run app {n}: POST /api/sites {url} (watched)")
+        before = _cpu_s(serve.pid)
         seen, job = asyncio.run(
             _app_crawl(f"http://127.0.0.1:{port}/", url, site, ws / "sites" / site / "job.json")
         )
+        seen["server_cpu_ms"] = round(1000 * (_cpu_s(serve.pid) - before))
         if job.get("exit_code") != 0:
             raise RuntimeError(f"app crawl failed: {job}")
         text = (ws / "sites" / site / "crawl.log").read_text()
@@ -169,7 +178,10 @@ def main() -> int:
                     continue
                 pages, secs, seen = app_once(work, url, n)
                 app_rates.append(pages / secs)
-                events = f"{seen.get('progress', 0)} progress, {seen.get('pages', 0)} pages events"
+                events = (
+                    f"{seen.get('progress', 0)} progress, {seen.get('pages', 0)} pages events; "
+                    f"server {seen['server_cpu_ms']} ms CPU"
+                )
                 rows.append(["app", n + 1, pages, f"{secs:.2f}", f"{pages / secs:.1f}", events])
     finally:
         nginx.terminate()

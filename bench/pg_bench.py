@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import sys
 import time
 from pathlib import Path
@@ -166,15 +167,34 @@ def _drain(spec: str, out: multiprocessing.Queue[list[int]]) -> None:
     out.put(got)
 
 
+def _server_cpu(cluster: pgcluster.Cluster) -> float:
+    """CPU seconds the server has used: the postmaster and the backends it reaped."""
+    fields = Path(f"/proc/{cluster.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def part_frontier(cluster: pgcluster.Cluster, n: int) -> dict[str, object]:
     spec = f"{cluster.url}?schema=bench_frontier"
     results: dict[str, object] = {}
-    rows = [["add_urls (batches of 500)", 1, n, round(_fill(spec, n))]]
+    cpu = _server_cpu(cluster)
+    filled = _fill(spec, n)
+    time.sleep(1)
+    rows: list[list[object]] = [
+        [
+            "add_urls (batches of 500)",
+            1,
+            n,
+            round(filled),
+            round((_server_cpu(cluster) - cpu) * 1000 / n, 3),
+        ]
+    ]
     results["rows_per_s"] = rows[0][3]
     for workers in (1, 2, 4):
         _fill(spec, n)
         queue: multiprocessing.Queue[list[int]] = multiprocessing.Queue()
         procs = [multiprocessing.Process(target=_drain, args=(spec, queue)) for _ in range(workers)]
+        cpu = _server_cpu(cluster)
         start = time.perf_counter()
         for p in procs:
             p.start()
@@ -182,12 +202,21 @@ def part_frontier(cluster: pgcluster.Cluster, n: int) -> dict[str, object]:
         wall = time.perf_counter() - start
         for p in procs:
             p.join()
+        time.sleep(1)  # the backends' exit reaped by the postmaster (their CPU counted)
+        server_ms = (_server_cpu(cluster) - cpu) * 1000 / n
         if sorted(claimed) != sorted(set(claimed)) or len(claimed) != n:
             raise RuntimeError(f"{workers} workers claimed {len(claimed)} of {n}, or twice")
         rate = n / wall
-        rows.append(["claim(64) + finish + commit", workers, n, round(rate)])
+        rows.append(["claim(64) + finish + commit", workers, n, round(rate), round(server_ms, 3)])
         results[f"claims_per_s_{workers}"] = rate
-    say(c.table(["operation", "processes", "URLs", "per s"], rows, title="one PostgreSQL frontier"))
+        results[f"server_ms_per_claim_{workers}"] = server_ms
+    say(
+        c.table(
+            ["operation", "processes", "URLs", "per s", "server CPU ms each"],
+            rows,
+            title="one PostgreSQL frontier",
+        )
+    )
     return results
 
 
@@ -196,6 +225,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=2, help="crawls per store (fastest counts)")
     ap.add_argument("--frontier", type=int, default=50_000, help="URLs in part 2")
     ap.add_argument("--skip-crawl", action="store_true")
+    ap.add_argument("--skip-frontier", action="store_true")
     args = ap.parse_args()
     reason = pgcluster.why_not()
     if reason is not None:
@@ -208,7 +238,8 @@ def main() -> int:
         payload: dict[str, object] = {}
         if not args.skip_crawl:
             payload["crawl"] = part_crawl(cluster, args.repeat)
-        payload["frontier"] = part_frontier(cluster, args.frontier)
+        if not args.skip_frontier:
+            payload["frontier"] = part_frontier(cluster, args.frontier)
     finally:
         cluster.stop()
     note = f"{load_start} at start; {c.machine_note()} at end"

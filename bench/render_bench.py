@@ -87,6 +87,7 @@ def main() -> int:
     ap.add_argument("--peer-load", action="store_true", help="also run crawlee with wait=load")
     ap.add_argument("--spa-pages", type=int, help="pages of the SPA (default 500; quick 120)")
     ap.add_argument("--mixed-pages", type=int, help="pages of the mixed site (5001; quick 1001)")
+    ap.add_argument("--only", choices=("spa", "mixed"), help="run one of the two cases")
     args = ap.parse_args()
     spa_pages, mixed_pages = (120, 1001) if args.quick else (500, 5001)
     spa_pages = args.spa_pages or spa_pages
@@ -98,67 +99,71 @@ def main() -> int:
     results: dict[str, object] = {"machine": c.machine_note()}
     text: list[str] = [c.machine_note()]
 
-    port = c.free_port()
-    site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "spa"]
-    with c.background(
-        [*site, "--pages", str(spa_pages), "--port", str(port)], port, work / "spa.log"
-    ):
-        url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
-        rows, runs = [], {}
-        m, found = ours("sitemapkit always", url, work, "always", args.concurrency)
-        rows.append(row(m, found, want))
-        runs["ours"] = (m, found)
-        if crawlee_bin is not None:
-            waits = ["networkidle", "load"] if args.peer_load else ["networkidle"]
-            for wait in waits:
-                pm, pfound = peer(f"crawlee {wait}", crawlee_bin, url, work, args.concurrency, wait)
-                rows.append(row(pm, pfound, want))
-                runs[wait] = (pm, pfound)
-        text.append(
-            c.table(
-                header,
-                rows,
-                title=f"1. SPA, {spa_pages} pages, render concurrency {args.concurrency}",
-            )
-        )
-        if "networkidle" in runs:
-            (om, of), (pm, pf) = runs["ours"], runs["networkidle"]
-            speed = (len(of) / om.wall_s) / (len(pf) / pm.wall_s) if pf and of else 0.0
-            same = of == want and pf == want
+    if args.only in (None, "spa"):
+        port = c.free_port()
+        site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "spa"]
+        with c.background(
+            [*site, "--pages", str(spa_pages), "--port", str(port)], port, work / "spa.log"
+        ):
+            url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
+            rows, runs = [], {}
+            m, found = ours("sitemapkit always", url, work, "always", args.concurrency)
+            rows.append(row(m, found, want))
+            runs["ours"] = (m, found)
+            if crawlee_bin is not None:
+                waits = ["networkidle", "load"] if args.peer_load else ["networkidle"]
+                for wait in waits:
+                    pm, pfound = peer(
+                        f"crawlee {wait}", crawlee_bin, url, work, args.concurrency, wait
+                    )
+                    rows.append(row(pm, pfound, want))
+                    runs[wait] = (pm, pfound)
             text.append(
-                f"pages/s ours / crawlee: {speed:.2f}x (target >= 1.5x, same URL set: {same}): "
-                f"{c.verdict(speed >= 1.5 and same)}"
+                c.table(
+                    header,
+                    rows,
+                    title=f"1. SPA, {spa_pages} pages, render concurrency {args.concurrency}",
+                )
             )
-            results["spa"] = {"ratio": speed, "same_urls": same}
-        results["spa_runs"] = {k: v[0].as_dict() for k, v in runs.items()}
+            if "networkidle" in runs:
+                (om, of), (pm, pf) = runs["ours"], runs["networkidle"]
+                speed = (len(of) / om.wall_s) / (len(pf) / pm.wall_s) if pf and of else 0.0
+                same = of == want and pf == want
+                text.append(
+                    f"pages/s ours / crawlee: {speed:.2f}x (target >= 1.5x, same URL set: {same}): "
+                    f"{c.verdict(speed >= 1.5 and same)}"
+                )
+                results["spa"] = {"ratio": speed, "same_urls": same}
+            results["spa_runs"] = {k: v[0].as_dict() for k, v in runs.items()}
 
-    port = c.free_port()
-    site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "mixed"]
-    with c.background(
-        [*site, "--pages", str(mixed_pages), "--port", str(port)], port, work / "mixed.log"
-    ):
-        url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
-        am, afound = ours("sitemapkit auto", url, work, "auto", args.concurrency)
-        wm, wfound = ours("sitemapkit always", url, work, "always", args.concurrency)
-        text.append(
-            c.table(
-                header,
-                [row(am, afound, want), row(wm, wfound, want)],
-                title=f"2. mixed site, {mixed_pages} pages, 10% of sections built by script",
+    if args.only in (None, "mixed"):
+        port = c.free_port()
+        site = [sys.executable, c.BENCH_DIR / "spa_site.py", "--kind", "mixed"]
+        with c.background(
+            [*site, "--pages", str(mixed_pages), "--port", str(port)], port, work / "mixed.log"
+        ):
+            url, want = f"http://127.0.0.1:{port}/", expected_urls(port)
+            am, afound = ours("sitemapkit auto", url, work, "auto", args.concurrency)
+            wm, wfound = ours("sitemapkit always", url, work, "always", args.concurrency)
+            text.append(
+                c.table(
+                    header,
+                    [row(am, afound, want), row(wm, wfound, want)],
+                    title=f"2. mixed site, {mixed_pages} pages, 10% of sections built by script",
+                )
             )
-        )
-        speed = wm.wall_s / am.wall_s if am.wall_s else 0.0
-        same = afound == wfound == want
-        text.append(
-            f"auto vs always: {speed:.2f}x faster (target >= 5x, same URL set: {same}): "
-            f"{c.verdict(speed >= 5 and same)}"
-        )
-        results["mixed"] = {
-            "ratio": speed,
-            "same_urls": same,
-            "auto": am.as_dict(),
-            "always": wm.as_dict(),
-        }
+            speed = wm.wall_s / am.wall_s if am.wall_s else 0.0
+            same = afound == wfound == want
+            text.append(
+                f"auto vs always: {speed:.2f}x faster (target >= 5x, same URL set: {same}): "
+                f"{c.verdict(speed >= 5 and same)}"
+            )
+            results["mixed"] = {
+                "ratio": speed,
+                "same_urls": same,
+                "auto": am.as_dict(),
+                "always": wm.as_dict(),
+            }
 
     report = "\n\n".join(text)
     print(report)

@@ -1,8 +1,12 @@
-"""Screenshots of the visual map's three layouts for the README (``make screenshots``).
+"""Screenshots for the README (``make screenshots``): the visual map and every app view.
 
-Builds the map of a small, realistic fixture shop with ``write_visual_map``,
-opens it from file:// in Debian's Chromium through Playwright, drives the real
-controls (layout, expand to depth, search) and saves PNGs to docs/screenshots/.
+The map: builds the map of a small, realistic fixture shop with
+``write_visual_map``, opens it from file:// in Debian's Chromium through
+Playwright, drives the real controls (layout, expand to depth, search).
+The app: serves the bundled demo site, runs ``sitemapkit serve`` on a free
+port with a scratch workspace, crawls the demo from the New crawl form (the
+Progress shot is taken while the crawl runs), runs the audit from the app and
+shoots each view. PNGs go to docs/screenshots/.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
 
+from sitemapkit.app.launch import served_app
+from sitemapkit.demo.server import serve_demo
 from sitemapkit.model import PageRecord
 from sitemapkit.visual.page import write_visual_map
 
@@ -128,12 +134,101 @@ def shown(path: Path) -> Path:
     return path.relative_to(REPO) if path.is_relative_to(REPO) else path
 
 
+def _wait_text(page: Page, selector: str, pattern: str, timeout: float = 120_000) -> None:
+    page.wait_for_function(
+        "([s, p]) => new RegExp(p).test((document.querySelector(s) || {}).textContent || '')",
+        arg=[selector, pattern],
+        timeout=timeout,
+    )
+
+
+def app_shots(page: Page, url: str, demo: str, out: Path) -> None:
+    """Every view of the app on a crawl of the demo site, in the order a user meets them."""
+
+    def snap(name: str) -> None:
+        page.wait_for_timeout(300)
+        target = out / f"app-{name}.png"
+        page.screenshot(path=str(target))
+        print(f"wrote {shown(target)}")
+
+    page.goto(url)
+    page.wait_for_selector("html[data-ready='1']")
+    page.get_by_role("link", name="New crawl").first.click()
+    page.get_by_label("Address").fill(demo)
+    page.get_by_label("Rate (requests/s)").fill("12")
+    snap("new-crawl")
+    page.get_by_role("button", name="Start crawl").click()
+    page.wait_for_function(
+        "() => +document.querySelector('main').getAttribute('data-fetched') >= 40", timeout=120_000
+    )
+    page.wait_for_timeout(600)
+    snap("progress")
+    _wait_text(page, ".job-message", "finished")
+    page.keyboard.press("6")
+    page.get_by_role("button", name="Run audit").click()
+    page.locator("table.codes button[data-code]").first.wait_for(timeout=120_000)
+    page.locator("table.codes button[data-code]").first.click()
+    page.locator(".findings tbody tr").first.wait_for()
+    snap("audit")
+    page.keyboard.press("1")
+    page.locator("a.site-link").wait_for()
+    snap("sites")
+    page.keyboard.press("4")
+    frame = page.frame_locator("iframe.map-frame")
+    frame.locator("html[data-ready='1']").wait_for()
+    frame.locator("#search").fill("lamps")
+    frame.locator("#search").press("Enter")
+    snap("map")
+    page.get_by_role("link", name="Pages", exact=True).click()  # keys go to the map's frame
+    page.locator(".vt[data-ready='1']").wait_for()
+    page.locator(".vt-body .vt-row").nth(1).click()
+    page.locator(".page-detail dl").wait_for()
+    snap("pages")
+    page.get_by_role("link", name="Sitemaps", exact=True).click()
+    page.get_by_role("link", name="Download zip").wait_for()
+    page.locator("code.robots").wait_for()
+    snap("sitemaps")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--only", choices=("map", "app"), help="Shoot only the map or the app.")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    if args.only != "app":
+        errors += map_shots(args)
+    if args.only != "map":
+        errors += run_app_shots(args)
+    if errors:
+        print("page errors: " + "; ".join(errors), file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_app_shots(args: argparse.Namespace) -> list[str]:
+    errors: list[str] = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        serve_demo() as demo,
+        served_app(Path(tmp) / "workspace") as url,
+        sync_playwright() as pw,
+    ):
+        ctx = pw.chromium.launch_persistent_context(
+            str(Path(tmp) / "profile"), executable_path=args.chromium, args=CHROMIUM_ARGS,
+            headless=True, viewport={"width": 1400, "height": 860},
+        )  # fmt: skip
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        app_shots(page, url, demo, args.out)
+        ctx.close()
+    return errors
+
+
+def map_shots(args: argparse.Namespace) -> list[str]:
+    errors: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         html = write_visual_map(
             fixture_records(),
@@ -146,7 +241,6 @@ def main() -> int:
                 str(Path(tmp) / "profile"), executable_path=args.chromium, args=CHROMIUM_ARGS,
                 headless=True, viewport={"width": 1400, "height": 860},
             )  # fmt: skip
-            errors: list[str] = []
             page = ctx.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(html.as_uri())
@@ -173,10 +267,7 @@ def main() -> int:
             page.screenshot(path=str(target))
             print(f"wrote {shown(target)}")
             ctx.close()
-    if errors:
-        print("page errors: " + "; ".join(errors), file=sys.stderr)
-        return 1
-    return 0
+    return errors
 
 
 if __name__ == "__main__":

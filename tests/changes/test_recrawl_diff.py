@@ -145,3 +145,19 @@ def test_a_store_with_one_run_cannot_be_diffed_alone(
     (tmp_path / "x.sqlite").write_text("no crawl")
     assert main(["diff", str(db), str(tmp_path / "x.sqlite")]) == 2
     assert "x.sqlite: not a sitemapkit crawl database" in capsys.readouterr().err
+
+
+def test_why_shows_a_urls_history_over_the_runs(
+    crawled: tuple[ChangingSite, Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site, db, _tmp = crawled
+    capsys.readouterr()
+    assert main(["crawl", "--db", str(db), "--why", NOINDEX]) == 0
+    out = capsys.readouterr().out
+    assert "  history:\n    run 1: first seen (200, indexable)\n" in out
+    assert "    run 2: indexability, content\n" in out
+    assert "  last seen:  " in out
+    assert main(["crawl", "--db", str(db), "--why", "/p7"]) == 0
+    assert "    run 2: gone (no longer reached)\n" in capsys.readouterr().out
+    assert main(["crawl", "--db", str(db), "--why", "/p5"]) == 0  # boilerplate only
+    assert capsys.readouterr().out.endswith("  history:\n    run 1: first seen (200, indexable)\n")

@@ -352,6 +352,11 @@ def test_change_records_compare_any_two_runs(store: CrawlStore) -> None:
     assert {u for u, _a, _b in store.changes_between(first, third)} == set(changes)
     assert [f.url for f in store.facts_at(third)] == ["http://a/", "http://a/x", "http://a/z"]
     assert [f.title for f in store.facts_at(second)] == ["Home", "X", "Y"]
+    assert [(f.run, f.title, f.gone) for f in store.url_history("http://a/y")] == [
+        (first, "Y", False),
+        (third, "Y", True),
+    ]
+    assert store.url_history("http://a/never") == []
 
 
 def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None:

@@ -14,6 +14,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ MAX_LIMIT = 1000
 STATUS_CLASSES = ("2xx", "3xx", "4xx", "5xx", "none")
 
 
+@lru_cache(maxsize=1 << 18)
 def section_of(url: str) -> str:
     """The first path segment of ``url`` (``""`` for the home page), as the map groups it."""
     _, segments, _, _ = split_url(url)
@@ -151,35 +153,44 @@ def facets(records: Iterable[PageRecord]) -> dict[str, dict[str, int]]:
     }
 
 
+def store_stamp(db: Path) -> tuple[int, ...]:
+    """Time and size of the store and its WAL: equal stamps, same contents (a cache key)."""
+    marks: list[int] = []
+    for suffix in ("", "-wal"):
+        try:
+            st = Path(str(db) + suffix).stat()
+            marks += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            marks += [0, 0]
+    return tuple(marks)
+
+
 class PageCache:
     """The records of each site's store, read again only when the store changed."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._loading: dict[Path, threading.Lock] = {}
         self._cache: dict[Path, tuple[tuple[int, ...], list[PageRecord], dict[str, Any]]] = {}
-
-    @staticmethod
-    def _stamp(db: Path) -> tuple[int, ...]:
-        marks: list[int] = []
-        for suffix in ("", "-wal"):
-            try:
-                st = Path(str(db) + suffix).stat()
-                marks += [st.st_mtime_ns, st.st_size]
-            except OSError:
-                marks += [0, 0]
-        return tuple(marks)
 
     def get(self, db: Path) -> tuple[list[PageRecord], dict[str, Any]]:
         """The records (discovery order) and their facets (in a worker thread: it may read)."""
-        stamp = self._stamp(db)
+        stamp = store_stamp(db)
         with self._lock:
             hit = self._cache.get(db)
             if hit is not None and hit[0] == stamp:
                 return hit[1], hit[2]
-        records = list(iter_page_records(db))
-        found = facets(records)
         with self._lock:
-            self._cache[db] = (stamp, records, found)
+            loading = self._loading.setdefault(db, threading.Lock())
+        with loading:  # two tabs asking at once: one read, the other waits for it
+            with self._lock:
+                hit = self._cache.get(db)
+                if hit is not None and hit[0] == stamp:
+                    return hit[1], hit[2]
+            records = list(iter_page_records(db))
+            found = facets(records)
+            with self._lock:
+                self._cache[db] = (stamp, records, found)
         return records, found
 
 

@@ -9,6 +9,7 @@ becomes one JSON line with a status code (:func:`errors_middleware`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
 import json
@@ -24,6 +25,7 @@ from sitemapkit.app import pages as pages_mod
 from sitemapkit.app import sitemaps as sitemaps_mod
 from sitemapkit.app.events import Watcher, stream
 from sitemapkit.app.jobs import Jobs, sitemapkit_argv
+from sitemapkit.app.mapcache import MapCache
 from sitemapkit.app.options import RESUME_OPTIONS, crawl_options
 from sitemapkit.app.security import Guard, add_headers, guard_middleware
 from sitemapkit.app.sites import activity, site_summary, sitemap_files
@@ -35,7 +37,9 @@ WS = web.AppKey("workspace", Workspace)
 JOBS = web.AppKey("jobs", Jobs)
 WATCHERS = web.AppKey("watchers", dict[str, Watcher])
 PAGES = web.AppKey("pages", pages_mod.PageCache)
+MAPS = web.AppKey("maps", MapCache)
 GUARD = web.AppKey("guard", Guard)
+WARMING = web.AppKey("warming", dict[str, asyncio.Task[None]])
 _META_CSP = re.compile(r'http-equiv="Content-Security-Policy" content="([^"]*)"')
 #: Shown at ``/`` until the front end's ``static/index.html`` exists.
 PLACEHOLDER = (
@@ -162,7 +166,10 @@ async def get_site(request: web.Request) -> web.Response:
             site["problem"] = str(exc)
         return site
 
-    return web.json_response(await asyncio.to_thread(read))
+    site = await asyncio.to_thread(read)
+    if site["state"] == "idle":
+        warm(request.app, paths)
+    return web.json_response(site)
 
 
 async def _start(
@@ -236,14 +243,36 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 def job_changed(app: web.Application, site_id: str) -> None:
-    """A child started or ended: tell the site's open event streams at once."""
+    """A child started or ended: tell the site's open event streams at once, and read the
+    finished crawl's pages ahead of the Pages view (100,000 rows take seconds to read)."""
+    paths = app[WS].site(site_id)
+    state = app[JOBS].state(paths)
+    if state == "idle":
+        warm(app, paths)
     watcher = app[WATCHERS].get(site_id)
     if watcher is None:
         return
-    paths = app[WS].site(site_id)
     job = app[JOBS].last(site_id) or paths.read_job()
-    state = app[JOBS].state(paths)
     watcher.state_changed({"state": state, "job": None if job is None else job.public()})
+
+
+def warm(app: web.Application, paths: SitePaths) -> None:
+    """Fill the Pages cache of ``paths`` in a worker thread (errors are the view's to say)."""
+    from sitemapkit.store import is_crawl_db
+
+    if not is_crawl_db(paths.db):
+        return
+
+    def read() -> None:
+        with contextlib.suppress(SitemapkitError):
+            app[PAGES].get(paths.db)
+
+    busy = app[WARMING]
+    if paths.id in busy:
+        return
+    task = asyncio.get_running_loop().create_task(asyncio.to_thread(read))
+    busy[paths.id] = task
+    task.add_done_callback(lambda _t: busy.pop(paths.id, None))
 
 
 # -- views ----------------------------------------------------------------------------
@@ -275,7 +304,8 @@ async def site_map(request: web.Request) -> web.Response:
 
         return render_html(read_tree(str(paths.db)), title=f"{paths.id} site map")
 
-    return _html_with_own_csp(await asyncio.to_thread(build))
+    text = await asyncio.to_thread(request.app[MAPS].get, paths.db, build)
+    return _html_with_own_csp(text)
 
 
 async def site_map_json(request: web.Request) -> web.Response:
@@ -445,6 +475,8 @@ def make_app(workspace: Workspace, guard: Guard) -> web.Application:
     app[GUARD] = guard
     app[WATCHERS] = {}
     app[PAGES] = pages_mod.PageCache()
+    app[MAPS] = MapCache()
+    app[WARMING] = {}
     app[JOBS] = Jobs(on_change=lambda site_id: job_changed(app, site_id))
     app.on_response_prepare.append(add_headers)
     app.on_shutdown.append(_shutdown)
@@ -476,3 +508,6 @@ def make_app(workspace: Workspace, guard: Guard) -> web.Application:
 async def _shutdown(app: web.Application) -> None:
     """Server stopping (Ctrl-C, SIGTERM): every crawl saves itself before we exit."""
     await app[JOBS].shutdown()
+    warming = list(app[WARMING].values())
+    if warming:
+        await asyncio.wait(warming)

@@ -122,3 +122,31 @@ def merge_by_url(
         else:
             yield a.url, a, b
             a, b = next(old, None), next(new, None)
+
+
+#: Runs a URL's history shows (``--why``); earlier ones are counted.
+MAX_HISTORY = 20
+
+
+def timeline(records: list[UrlFacts]) -> list[str]:
+    """One line per change record of a URL: first seen, what changed, gone, back."""
+    lines: list[str] = []
+    previous: UrlFacts | None = None
+    for facts in records:
+        changes = compare(facts.url, previous, facts)
+        kinds = [c.kind for c in changes]
+        if previous is None:
+            what = f"first seen ({_state(facts)})"
+        elif Kind.ADDED in kinds:
+            what = f"back ({_state(facts)})"
+        elif Kind.REMOVED in kinds:
+            what = "gone (no longer reached)"
+        else:
+            what = ", ".join(c.kind.value for c in changes) or "facts recorded again"
+        lines.append(f"run {facts.run}: {what}")
+        previous = facts
+    if len(lines) > MAX_HISTORY:
+        hidden = len(lines) - MAX_HISTORY
+        plural = "s" if hidden != 1 else ""
+        lines = [f"... {hidden:,} earlier change{plural}", *lines[-MAX_HISTORY:]]
+    return lines

@@ -78,6 +78,8 @@ if TYPE_CHECKING:
     import psycopg
 
 _CACHE_MAX = 50_000
+#: New URL ids taken from the sequence at a time by a store with one writer.
+_ID_BLOCK = 1000
 _STREAM_BATCH = 1000
 _cursor_names = itertools.count(1)
 
@@ -100,18 +102,25 @@ CLAIM_SQL = (
     "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
     f"RETURNING {_CLAIM_COLUMNS}"
 )
+#: A new URL's id: the one given (a one-writer store's block keeps discovery order), or
+#: the sequence's next.
+_NEXT_ID = "COALESCE(v.id, nextval(pg_get_serial_sequence('urls', 'id')))"
 #: Insert (or judge anew, when ``STALE``) the given URLs and answer every one's id and
 #: state in the same statement: the rows written, then the others as they were (the
 #: outer query's snapshot does not see the insert).  One round trip per page's new links.
 _ADD_URLS = (
-    "WITH w AS (INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
-    "SELECT * FROM unnest(%s::text[], %s::int[], %s::bigint[], %s::smallint[], %s::text[], "
-    "%s::text[], %s::text[]) " + REJUDGE_STALE + " RETURNING url, id, state) "
+    "WITH w AS (INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
+    f"SELECT {_NEXT_ID}, v.url, v.depth, v.found_from, v.state, v.reason, v.detail, v.loc "
+    "FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
+    "%s::text[], %s::text[], %s::text[]) "
+    "AS v(id, url, depth, found_from, state, reason, detail, loc) "
+    + REJUDGE_STALE
+    + " RETURNING url, id, state) "
     "SELECT url, id, state, true FROM w UNION ALL "
     "SELECT url, id, state, false FROM urls WHERE url = ANY(%s::text[]) "
     "AND url NOT IN (SELECT url FROM w)"
 )
-#: The replay of :data:`_INSERT_URLS`: the same rows with the ids the server gave them.
+#: The replay of :data:`_ADD_URLS` (and a one-writer store's add): rows with their ids.
 _REPLAY_URLS = (
     "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
     "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
@@ -165,7 +174,13 @@ class PostgresStore(PgAuditTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
+        #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
+        self._turn = False
         self._cache: dict[str, tuple[int, UrlState]] = {}
+        #: URLs a lookup did not find (one writer: still absent until this store adds them).
+        self._absent: set[str] = set()
+        #: Ids taken from the sequence, not yet given (one writer adds without waiting).
+        self._ids: list[int] = []
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
         try:
@@ -251,6 +266,7 @@ class PostgresStore(PgAuditTables):
         with contextlib.suppress(Exception):
             self._conn.close()
         del self._batch[checkpoint:]  # the failed call runs again from its start
+        self._turn = False  # taken again if needed (the lock is re-entrant)
         self._conn = connect(self.spec, autocommit=True)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
@@ -338,11 +354,14 @@ class PostgresStore(PgAuditTables):
             ) from exc
         self._batch.clear()
         self._sent = 0
+        self._turn = False
 
     def rollback(self) -> None:
         self._batch.clear()
         self._sent = 0
+        self._turn = False
         self._cache.clear()
+        self._absent.clear()
         with contextlib.suppress(Exception):
             self._conn.rollback()
 
@@ -378,12 +397,24 @@ class PostgresStore(PgAuditTables):
     # -- frontier -----------------------------------------------------------------
     @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
+        """Id and state of the known ``urls``; shared, it also starts this worker's turn.
+
+        A fleet worker's page step (look its links up, judge them with the shared trap
+        counters, add them) holds a transaction advisory lock until the commit that
+        ends the step, so no other worker interleaves (SQLite's ``BEGIN IMMEDIATE``).
+        """
         found: dict[str, tuple[int, UrlState]] = {}
         missing = [u for u in urls if u not in self._cache]
         for url in urls:
             hit = self._cache.get(url)
             if hit is not None:
                 found[url] = hit
+        if self._shared and not self._turn:
+            key = (APPLICATION_ID + 2, self.spec.schema)
+            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+            self._turn = True
+            if not missing:
+                self._now()
         if missing:
             self._select(missing, found)
         return found
@@ -394,6 +425,61 @@ class PostgresStore(PgAuditTables):
         self._found(
             self._ask("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)), found
         )
+        if not self._shared:  # the only writer: what is not there stays absent until added
+            if len(self._absent) + len(keys) > _CACHE_MAX:
+                self._absent.clear()
+            self._absent.update(k for k in keys if k not in found)
+
+    def _add_known(
+        self, rows: list[NewUrl], found: dict[str, tuple[int, UrlState]]
+    ) -> list[NewUrl]:
+        """Add, with no wait, the rows whose fate is known here; the others, returned.
+
+        A store with one writer knows a URL its last lookup did not find is still not
+        there, and a ``STALE`` one's id: those are inserted (or judged anew) with ids
+        taken from a block of the sequence, in a write kept for the next round trip.
+        The ids ascend in the order given, as the server's would: discovery order holds.
+        """
+        if self._shared:
+            return rows
+        known = [n for n in rows if n.url in self._absent or self._is_stale(n.url)]
+        if not known:
+            return rows
+        fresh = [n for n in known if n.url in self._absent]
+        ids = iter(self._take_ids(len(fresh)))
+        given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
+        replay = (given, *_url_columns(known))
+        self._write(lambda c: c.execute(_REPLAY_URLS, replay))
+        for new, url_id in zip(known, given, strict=True):
+            self._absent.discard(new.url)
+            value = (url_id, new.state)
+            found[new.url] = value
+            self._cache[new.url] = value
+        done = {n.url for n in known}
+        return [n for n in rows if n.url not in done]
+
+    def _is_stale(self, url: str) -> bool:
+        hit = self._cache.get(url)
+        return hit is not None and hit[1] == UrlState.STALE
+
+    def _new_ids(self, n: int) -> list[int | None]:
+        """Ids for ``n`` URLs about to be inserted: from the block with one writer (so ids
+        follow discovery order as in SQLite), else ``None`` (the sequence's next)."""
+        if self._shared:
+            return [None] * n
+        return list(self._take_ids(n))
+
+    def _take_ids(self, n: int) -> list[int]:
+        """``n`` new URL ids from this store's block (refilled 1,000 at a time, ascending)."""
+        if len(self._ids) < n:
+            more = self._ask(
+                "SELECT nextval(pg_get_serial_sequence('urls', 'id')) "
+                "FROM generate_series(1, %s) ORDER BY 1",
+                (max(n, _ID_BLOCK),),
+            )
+            self._ids.extend(int(r[0]) for r in more)
+        taken, self._ids = self._ids[:n], self._ids[n:]
+        return taken
 
     def _found(self, rows: Iterable[Sequence[Any]], found: dict[str, tuple[int, UrlState]]) -> None:
         for url, url_id, state, *_ in rows:
@@ -413,11 +499,13 @@ class PostgresStore(PgAuditTables):
                 missing[new.url] = new
         if not missing:
             return found
-        rows = list(missing.values())
+        rows = self._add_known(list(missing.values()), found)
+        if not rows:
+            return found
         columns = _url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
-        answer = self._ask(_ADD_URLS, (*columns, columns[0]))
+        answer = self._ask(_ADD_URLS, (self._new_ids(len(rows)), *columns, columns[0]))
         written = [r for r in answer if r[3]]
         if written:
             ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
@@ -425,6 +513,9 @@ class PostgresStore(PgAuditTables):
             replay = ([ids[n.url] for n in again], *_url_columns(again))
             self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
         self._found(answer, found)
+        late = [n.url for n in rows if n.url not in found]
+        if late:  # added by another worker after this statement's snapshot (a fleet)
+            self._select(late, found)
         return found
 
     @_writes
@@ -460,15 +551,18 @@ class PostgresStore(PgAuditTables):
     def claim_url(
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
+        self._absent.discard(url)
         upsert = (
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
             "found_from = excluded.found_from WHERE urls.state = 4"
         )
         answer = self._ask(
-            "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (%s, %s, %s, 1, %s) "
+            "INSERT INTO urls(id, url, depth, found_from, state, loc) SELECT "
+            + _NEXT_ID
+            + ", %s, %s, %s, 1, %s FROM (SELECT %s::bigint AS id) v "
             + upsert
             + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
-            (url, depth, found_from, loc),
+            (url, depth, found_from, loc, self._new_ids(1)[0]),
         )
         if not answer:
             return None
@@ -586,6 +680,10 @@ class PostgresStore(PgAuditTables):
     @_streams
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
         return changes.facts_at(Qmark(self._now()), run)
+
+    @_reads
+    def url_history(self, url: str) -> list[UrlFacts]:
+        return changes.url_history(Qmark(self._now()), url)
 
     @_writes
     def release_claims(self) -> int:

@@ -132,3 +132,14 @@ def facts_at(conn: SqlReader, run: int) -> Iterator[UrlFacts]:
             facts = _facts(str(row[0]), row[1:])
             if facts is not None:
                 yield facts
+
+
+def url_history(conn: SqlReader, url: str) -> list[UrlFacts]:
+    """One URL's change records, oldest first."""
+    rows = conn.execute(
+        f"SELECT COALESCE(u.loc, u.url), {_cols('a')} FROM urls u JOIN url_changes a "
+        "ON a.url_id = u.id WHERE u.id = (SELECT id FROM urls WHERE url = ? OR loc = ? LIMIT 1) "
+        "ORDER BY a.run",
+        (url, url),
+    ).fetchall()
+    return [f for row in rows if (f := _facts(str(row[0]), row[1:])) is not None]

@@ -1014,6 +1014,7 @@ function start(D) {
         o.status = D.h[n] || null; o.depth = D.d[n] >= 0 ? D.d[n] : null;
         o.indexable = D.x[n] === 2 ? null : D.x[n] === 1; o.reason = D.S[D.r[n]] || null;
         o.inlinks = D.i[n]; o.outlinks = D.o[n]; o.lastmod = D.S[D.l[n]] || null;
+        if (D.g[n]) { o.change = D.S[D.g[n]]; o.changes = D.S[D.gw[n]] || null; }  // --diff
       }
       return o;
     }
