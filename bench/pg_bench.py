@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -45,6 +47,7 @@ def say(text: str) -> None:
 
 
 def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measurement, set[str]]:
+    shutil.rmtree(out, ignore_errors=True)  # a fresh folder: no shrink guard, no old set
     if isinstance(db, Path):
         for leftover in db.parent.glob(db.name + "*"):
             leftover.unlink()
@@ -57,13 +60,13 @@ def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measu
     return m, cb.sitemap_pages(out) if out.exists() else set()
 
 
-def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
-    root = cb.unpack(SITE)
+def part_crawl(cluster: pgcluster.Cluster, repeat: int, site: cb.Site) -> dict[str, object]:
+    root = cb.unpack(site)
     port = c.free_port()
     conf = cb.nginx_conf({port: root}, name="nginx-pg")
     work = c.SCRATCH / "pg-bench"
     work.mkdir(parents=True, exist_ok=True)
-    url = f"http://127.0.0.1:{port}{SITE.start}"
+    url = f"http://127.0.0.1:{port}{site.start}"
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
     best: dict[str, tuple[c.Measurement, set[str]]] = {}
     walls: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
@@ -86,7 +89,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
         c.table(
             ["table", "rows", "MB", "bytes/row"],
             [[t, n, round(b / 1e6, 1), round(b / max(n, 1))] for t, (n, b) in sizes.items()],
-            title="what one crawl of the JDK docs keeps in PostgreSQL (tables + indexes)",
+            title=f"what one crawl of {site.package} keeps in PostgreSQL (tables + indexes)",
         )
     )
     (lite, lite_pages), (pg, pg_pages) = best["sqlite"], best["postgresql"]
@@ -99,7 +102,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
                 [k, len(p), round(m.wall_s, 2), round(rate[k], 1), round(m.peak_mb, 1)]
                 for k, (m, p) in best.items()
             ],
-            title=f"crawl of the JDK 17 API docs, best of {repeat}",
+            title=f"crawl of {site.package}, best of {repeat}",
         )
     )
     same = lite_pages == pg_pages
@@ -166,15 +169,34 @@ def _drain(spec: str, out: multiprocessing.Queue[list[int]]) -> None:
     out.put(got)
 
 
+def _server_cpu(cluster: pgcluster.Cluster) -> float:
+    """CPU seconds the server has used: the postmaster and the backends it reaped."""
+    fields = Path(f"/proc/{cluster.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(fields[i]) for i in (11, 12, 13, 14))  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def part_frontier(cluster: pgcluster.Cluster, n: int) -> dict[str, object]:
     spec = f"{cluster.url}?schema=bench_frontier"
     results: dict[str, object] = {}
-    rows = [["add_urls (batches of 500)", 1, n, round(_fill(spec, n))]]
+    cpu = _server_cpu(cluster)
+    filled = _fill(spec, n)
+    time.sleep(1)
+    rows: list[list[object]] = [
+        [
+            "add_urls (batches of 500)",
+            1,
+            n,
+            round(filled),
+            round((_server_cpu(cluster) - cpu) * 1000 / n, 3),
+        ]
+    ]
     results["rows_per_s"] = rows[0][3]
     for workers in (1, 2, 4):
         _fill(spec, n)
         queue: multiprocessing.Queue[list[int]] = multiprocessing.Queue()
         procs = [multiprocessing.Process(target=_drain, args=(spec, queue)) for _ in range(workers)]
+        cpu = _server_cpu(cluster)
         start = time.perf_counter()
         for p in procs:
             p.start()
@@ -182,12 +204,21 @@ def part_frontier(cluster: pgcluster.Cluster, n: int) -> dict[str, object]:
         wall = time.perf_counter() - start
         for p in procs:
             p.join()
+        time.sleep(1)  # the backends' exit reaped by the postmaster (their CPU counted)
+        server_ms = (_server_cpu(cluster) - cpu) * 1000 / n
         if sorted(claimed) != sorted(set(claimed)) or len(claimed) != n:
             raise RuntimeError(f"{workers} workers claimed {len(claimed)} of {n}, or twice")
         rate = n / wall
-        rows.append(["claim(64) + finish + commit", workers, n, round(rate)])
+        rows.append(["claim(64) + finish + commit", workers, n, round(rate), round(server_ms, 3)])
         results[f"claims_per_s_{workers}"] = rate
-    say(c.table(["operation", "processes", "URLs", "per s"], rows, title="one PostgreSQL frontier"))
+        results[f"server_ms_per_claim_{workers}"] = server_ms
+    say(
+        c.table(
+            ["operation", "processes", "URLs", "per s", "server CPU ms each"],
+            rows,
+            title="one PostgreSQL frontier",
+        )
+    )
     return results
 
 
@@ -195,6 +226,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeat", type=int, default=2, help="crawls per store (fastest counts)")
     ap.add_argument("--frontier", type=int, default=50_000, help="URLs in part 2")
+    ap.add_argument(
+        "--quick", action="store_true", help="the PostgreSQL manual, one run each, 5,000 URLs"
+    )
     ap.add_argument("--skip-crawl", action="store_true")
     ap.add_argument("--skip-frontier", action="store_true")
     args = ap.parse_args()
@@ -208,9 +242,10 @@ def main() -> int:
     try:
         payload: dict[str, object] = {}
         if not args.skip_crawl:
-            payload["crawl"] = part_crawl(cluster, args.repeat)
+            site = cb.SITES["postgresql-doc-15"] if args.quick else SITE
+            payload["crawl"] = part_crawl(cluster, 1 if args.quick else args.repeat, site)
         if not args.skip_frontier:
-            payload["frontier"] = part_frontier(cluster, args.frontier)
+            payload["frontier"] = part_frontier(cluster, 5000 if args.quick else args.frontier)
     finally:
         cluster.stop()
     note = f"{load_start} at start; {c.machine_note()} at end"

@@ -18,6 +18,7 @@ def test_help_lists_commands(capsys) -> None:
         "validate",
         "urls",
         "crawl",
+        "worker",
         "inventory",
         "history",
         "write",

@@ -189,3 +189,17 @@ class Scope:
         default = _DEFAULT_PORTS.get(self.scheme)
         port = "" if self.port == default else f":{self.port}"
         return f"{self.scheme}://{self.host}{port}"
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a normalised URL (plain string work: called per fetch)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        parts = urlsplit(url)
+        return f"{parts.scheme}://{parts.netloc}"
+    end = len(rest)
+    for ch in "/?#":
+        i = rest.find(ch)
+        if 0 <= i < end:
+            end = i
+    return f"{scheme}://{rest[:end]}"

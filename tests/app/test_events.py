@@ -109,3 +109,29 @@ def test_a_page_committed_after_later_stamped_ones_still_reaches_the_map(tmp_pat
     assert watcher._new_ids([(2, t0 + 2), (3, t0 + 3), (4, t0 + 4)]) == []
     # pages fetched before the stream opened are the map's, not the stream's
     assert watcher._new_ids([(0, t0 - 1)]) == []
+
+
+async def test_two_tabs_watch_one_crawl_and_cannot_start_a_second(client, demo) -> None:
+    """Two tabs: both streams get the crawl's end; a second start is refused while it runs."""
+    sid = site_id_for(demo)
+    resp = await client.post("/api/sites", json={"url": demo, "rate": 40})
+    assert resp.status == 202
+    again = await client.post("/api/sites", json={"url": demo})
+    assert again.status == 409
+    assert "running" in (await again.json())["error"]
+    tabs = [await client.get(f"/api/sites/{sid}/events") for _ in range(2)]
+    seen: list[list[tuple[float, str, Any]]] = [[], []]
+    done = [asyncio.Event(), asyncio.Event()]
+    readers = [
+        asyncio.create_task(_events(tab, got, ended, 0.0))
+        for tab, got, ended in zip(tabs, seen, done, strict=True)
+    ]
+    await asyncio.wait_for(asyncio.gather(*(d.wait() for d in done)), 120)
+    for reader, tab in zip(readers, tabs, strict=True):
+        reader.cancel()
+        tab.close()
+    for got in seen:
+        assert any(n == "progress" and d["state"] == "running" for _, n, d in got)
+        assert [
+            d["job"]["exit_code"] for _, n, d in got if n == "state" and d["job"]["ended_at"]
+        ] == [0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sitemapkit.app.security import APP_CSP, TOKEN_COOKIE, TOKEN_HEADER
 
 from .conftest import start_client
@@ -85,3 +87,36 @@ async def test_token_by_header_or_cookie(tmp_path: Path) -> None:
         assert (await client.get("/api/sites")).status == 200
     finally:
         await client.close()
+
+
+def test_serve_off_loopback_makes_and_demands_a_token(tmp_path: Path) -> None:
+    """``--host 0.0.0.0`` without ``--token``: one is generated, printed, and required."""
+    import re
+    import subprocess
+    import sys
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitemapkit", "serve", "--workspace", str(tmp_path / "ws"),
+         "--host", "0.0.0.0", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        found = re.fullmatch(r"open (http://127\.0\.0\.1:\d+/)\?token=([\w-]{20,})", line)
+        assert found, line
+        base, token = found.groups()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "api/sites", timeout=30)
+        refused.value.close()  # it holds the response open
+        assert refused.value.code == 401
+        asked = urllib.request.Request(base + "api/sites", headers={TOKEN_HEADER: token})
+        with urllib.request.urlopen(asked, timeout=30) as resp:
+            assert resp.status == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143
+    assert "is not loopback: requests need the token" in err

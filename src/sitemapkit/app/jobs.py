@@ -35,11 +35,22 @@ STOP_GRACE = 20.0
 _PR_SET_PDEATHSIG = 1
 
 
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - not Linux/glibc
+        return None
+
+
+#: Loaded once here: between fork and exec the child may only call what is already loaded.
+_LIBC = _libc()
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """Ask Linux to SIGTERM this child when the server that started it dies."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if _LIBC is not None:
+        with contextlib.suppress(AttributeError):
+            _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def sitemapkit_argv(*args: str) -> list[str]:

@@ -33,7 +33,6 @@ from sitemapkit.audit.discovery import Discovery, find_sitemaps
 from sitemapkit.audit.listed import listed_key, read_listed
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats, query_policy
-from sitemapkit.crawl.politeness import origin_of
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding
 from sitemapkit.read.discover import WELL_KNOWN_PATHS
@@ -41,6 +40,7 @@ from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import is_unreadable, is_url
 from sitemapkit.store import open_audit_store
 from sitemapkit.store.base import AuditRow, AuditStore, NewUrl, UrlState
+from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable

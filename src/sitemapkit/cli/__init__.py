@@ -40,6 +40,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "crawl",
         "Crawl a website politely and write its sitemap set.",
     ),
+    "worker": (
+        "sitemapkit.cli.worker",
+        "worker",
+        "Join a `crawl --fleet` from another process or machine: more workers, same politeness.",
+    ),
     "inventory": (
         "sitemapkit.cli.inventory",
         "inventory",

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 import click
 
@@ -114,11 +114,25 @@ def run_crawl(
     *,
     resume: bool = False,
     progress: Progress | None = None,
+    fleet: float | None = None,
 ) -> CrawlResult:
-    """Run one crawl (or resume one) into ``store``, which the caller opened and closes."""
+    """Run one crawl (or resume one) into ``store``, which the caller opened and closes.
+
+    ``fleet``: the store is shared and this process is the fleet's first worker
+    (``sitemapkit worker --db`` processes join it), with leases of that many seconds;
+    it returns when the crawl is done.
+    """
     try:
         draw = progress if progress is not None and progress.enabled else None
-        crawler = Crawler(config, store, progress=draw)
+        crawler: Crawler
+        if fleet is not None:
+            from sitemapkit.crawl.fleet import FleetCrawler
+            from sitemapkit.store.base import FleetStore
+
+            # open_store(shared=True) opened it as one (see the crawl command below).
+            crawler = FleetCrawler(config, cast(FleetStore, store), lease=fleet, progress=draw)
+        else:
+            crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
         if progress is not None:
@@ -402,6 +416,20 @@ def _resumed_config(
     is_flag=True,
     help="Publish even when the crawl found under half the URLs of the set in OUTDIR.",
 )
+@click.option(
+    "--fleet",
+    is_flag=True,
+    help="Let `sitemapkit worker --db` processes join this crawl (hosts leased, politeness "
+    "for the whole fleet); the sitemap set is written when the last URL is done.",
+)
+@click.option(
+    "--lease",
+    type=click.FloatRange(min=1),
+    default=15.0,
+    show_default=True,
+    help="With --fleet: seconds a dead worker's hosts and URLs stay locked before the "
+    "others take them over.",
+)
 @click.option("--why", "why_url", help="Explain one URL's (or /path's) fate in --db, then exit.")
 @click.option(
     "--indexnow",
@@ -444,6 +472,8 @@ def crawl(
     no_inventory: bool,
     no_map: bool,
     allow_shrink: bool,
+    fleet: bool,
+    lease: float,
     why_url: str | None,
     indexnow_key: str | None,
     indexnow_key_location: str | None,
@@ -505,7 +535,7 @@ def crawl(
     if explicit_db and not resume:
         mode = "open" if is_crawl_db(db) else "new"
     try:
-        store = open_store(db, mode=mode)
+        store = open_store(db, mode=mode, shared=fleet)
     except (StoreBusyError, StoreWriteError):
         raise  # in use, or cannot be written (full, read-only): one line, exit 1 (cli.main)
     except StoreError as exc:
@@ -515,7 +545,9 @@ def crawl(
             config = _resumed_config(store, db, url, max_pages, max_duration, workers)
         progress = Progress(sys.stderr)
         try:
-            result = run_crawl(config, store, resume=resume, progress=progress)
+            result = run_crawl(
+                config, store, resume=resume, progress=progress, fleet=lease if fleet else None
+            )
         except (KeyboardInterrupt, Terminated) as stop:
             how = "terminated" if isinstance(stop, Terminated) else "interrupted"
             resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)

@@ -21,6 +21,8 @@ DEFAULT_PORT = 8765
 
 
 def _address(host: str, port: int, token: str | None) -> str:
+    """The address to open; a server on every interface is opened through loopback."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)  # noqa: S104
     shown = f"[{host}]" if ":" in host else host
     tail = f"?token={token}" if token else ""
     return f"http://{shown}:{port}/{tail}"

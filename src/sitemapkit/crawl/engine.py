@@ -41,7 +41,7 @@ from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
-from sitemapkit.crawl.politeness import Politeness, origin_of
+from sitemapkit.crawl.politeness import Politeness
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
@@ -56,6 +56,7 @@ from sitemapkit.store.base import (
     RunFigures,
     UrlState,
 )
+from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:
     from sitemapkit.render import Renderer
@@ -300,13 +301,7 @@ class Crawler:
             backoff_base=self._backoff_base,
             total_timeout=self.config.read_timeout * 2 + self.config.connect_timeout,
         )
-        self._polite = Politeness(
-            self._fetcher,
-            user_agent=self.config.user_agent,
-            respect_robots=self.config.respect_robots,
-            per_host=self.config.per_host,
-            rate=self.config.rate,
-        )
+        self._polite = self._politeness(self._fetcher)
         workers: list[asyncio.Task[None]] = []
         ticker: asyncio.Task[None] | None = None
         finished = failed = False
@@ -347,6 +342,39 @@ class Crawler:
             self._close(finished, failed)
         return self._result(start)
 
+    def _politeness(self, fetcher: Fetcher) -> Politeness:
+        """Robots, per-host limits and pacing for this process (a fleet shares them)."""
+        return Politeness(
+            fetcher,
+            user_agent=self.config.user_agent,
+            respect_robots=self.config.respect_robots,
+            per_host=self.config.per_host,
+            rate=self.config.rate,
+        )
+
+    # -- hooks a fleet worker (crawl/fleet.py) fills in; alone, the crawl needs none --------
+    def _claim(self, limit: int) -> list[Claimed]:
+        """Up to ``limit`` URLs from the frontier for this process."""
+        return self.store.claim(limit)
+
+    def _drained(self) -> bool:
+        """Nothing left anywhere (this process has nothing queued or in flight)."""
+        return True
+
+    def _checkpoint(self) -> None:
+        """A step is complete (about to wait): a shared store commits it here."""
+
+    def _on_tick(self) -> None:
+        """Called with every commit tick (a fleet worker renews its leases)."""
+
+    def _release(self) -> None:
+        """Put what was handed out but not finished back in the queue."""
+        self.store.release_claims()
+
+    def _ends_run(self, state: str) -> bool:
+        """Does this process's end end the run (a fleet's does when the crawl is done)?"""
+        return True
+
     async def _drive(self) -> None:
         await self._feed()
         await self._queue.join()
@@ -377,18 +405,20 @@ class Crawler:
             store.rollback()
         try:
             # Whatever was handed out but not finished goes back to the queue.
-            store.release_claims()
+            self._release()
             store.set_meta("traps", json.dumps(self.traps.to_state()))
             store.set_meta("scope_origins", " ".join(self.scope.origins))
             if finished:
                 state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
             else:
                 state = "interrupted"
-            ended = time.time()
-            store.set_meta("state", state)
-            store.set_meta("ended_at", str(ended))
-            stats = self.stats
-            store.end_run(state, ended, RunFigures(stats.pages, stats.not_modified, stats.bytes))
+            if self._ends_run(state):
+                ended = time.time()
+                store.set_meta("state", state)
+                store.set_meta("ended_at", str(ended))
+                stats = self.stats
+                figures = RunFigures(stats.pages, stats.not_modified, stats.bytes)
+                store.end_run(state, ended, figures)
             store.commit()
         except StoreError:
             store.rollback()
@@ -428,6 +458,7 @@ class Crawler:
                 self.store.set_meta("traps", json.dumps(self.traps.to_state()))
                 last_traps = now
             self.store.commit()
+            self._on_tick()
             if self._progress is not None:
                 self.stats.frontier = self.store.queued()
                 self._progress(self.stats)
@@ -457,12 +488,13 @@ class Crawler:
                 want = batch
                 if self.config.max_pages is not None:
                     want = min(want, self.config.max_pages - self.stats.taken)
-                claimed = self.store.claim(want) if want > 0 else []
+                claimed = self._claim(want) if want > 0 else []
                 self.stats.taken += len(claimed)
                 for item in claimed:
                     self._queue.put_nowait(item)
                 self.stats.queued = self._queue.qsize()
-                if not claimed and self.stats.active == 0 and self._queue.empty():
+                idle = not claimed and self.stats.active == 0 and self._queue.empty()
+                if idle and self._drained():
                     return
                 if claimed:
                     continue
@@ -478,6 +510,7 @@ class Crawler:
             self.stats.active += 1
             try:
                 await self._process(item)
+                self._checkpoint()
             finally:
                 self.stats.active -= 1
                 queue.task_done()
@@ -567,6 +600,7 @@ class Crawler:
             if nxt is None:  # pragma: no cover - looked up just above, same thread
                 return
             self._link(current.id, [(nxt.id, False, "redirect")])
+            self._checkpoint()
             if not await self._polite.allowed(target):
                 await self._blocked(nxt)
                 return
@@ -835,6 +869,7 @@ class Crawler:
                 batch.append(self._new(url, 1, self._start_id))
             if len(batch) >= 500:
                 self.store.add_urls(batch)
+                self._checkpoint()
                 batch.clear()
         if batch:
             self.store.add_urls(batch)

@@ -15,10 +15,10 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
-from urllib.parse import urlsplit
 
 from sitemapkit.crawl.fetch import Fetcher
 from sitemapkit.limits import MAX_ROBOTS_BYTES
+from sitemapkit.urls import origin_of
 
 #: We do not wait longer than this between two requests, whatever Crawl-delay says.
 MAX_CRAWL_DELAY = 30.0
@@ -33,20 +33,6 @@ class RobotsRules(Protocol):
     def crawl_delay(self, ua: str) -> float | None: ...
     @property
     def sitemaps(self) -> Sequence[str]: ...
-
-
-def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a normalised URL (plain string work: called per fetch)."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc}"
-    end = len(rest)
-    for ch in "/?#":
-        i = rest.find(ch)
-        if 0 <= i < end:
-            end = i
-    return f"{scheme}://{rest[:end]}"
 
 
 def robots_token(user_agent: str) -> str:
@@ -129,8 +115,11 @@ class Politeness:
         return await asyncio.shield(state.robots)
 
     async def _fetch_robots(self, origin: str) -> RobotsRules:
-        from sitemapkit.crawl.robots import RobotsPolicy
+        status, body, error = await self._download_robots(origin)
+        return self._rules(origin, status, body, error)
 
+    async def _download_robots(self, origin: str) -> tuple[int | None, bytes, str | None]:
+        """Fetch ``origin``'s robots.txt: ``(status, body, error)``, status None if unreachable."""
         url = origin + "/robots.txt"
         # robots.txt may redirect (http -> https is common); RFC 9309 says follow up to 5.
         keep = MAX_ROBOTS_BYTES + 1  # one more: the policy sees it was cut
@@ -140,13 +129,21 @@ class Politeness:
             hops += 1
             response = await self.fetcher.get(response.location, keep_bytes=keep)
         self.robots_fetched += 1
-        body = response.body[:keep]
         status = response.status
         error = response.error_detail
         if response.is_redirect:
             error = f"more than 5 redirects from {url}"
         if response.error is not None or response.is_redirect:
             status = None  # unreachable: RFC 9309 says disallow everything
+        return status, response.body[:keep], error
+
+    def _rules(
+        self, origin: str, status: int | None, body: bytes, error: str | None
+    ) -> RobotsRules:
+        """The policy of a robots.txt answer (and the sitemaps it lists, remembered)."""
+        from sitemapkit.crawl.robots import RobotsPolicy
+
+        url = origin + "/robots.txt"
         rules: RobotsRules = RobotsPolicy.from_response(status, body, url=url, error=error)
         self.sitemaps[origin] = list(rules.sitemaps)
         return rules

@@ -205,21 +205,29 @@ class TrapGuard:
         signature = query_signature(parts.query) if parts.query else ""
         key = _pattern_key(netloc, parts.path, signature)
         calendar = is_calendar_pattern(key, parts.query)
-        count = self._patterns.get(key, 0)
+        facet_key = f"{netloc}{parts.path}" if "&" in signature else None
+        count, facets = self._seen(key, facet_key)
         cap = limits.max_calendar_urls if calendar else limits.max_pattern_urls
         if count >= cap:
             return self._hit("trap-pattern", url, key)
-
-        facet_key: str | None = None
-        if "&" in signature:
-            facet_key = f"{netloc}{parts.path}"
-            if self._facets.get(facet_key, 0) >= limits.max_facet_variants:
-                return self._hit("trap-pattern", url, f"{facet_key}?{{facets}}")
-
-        self._count(self._patterns, key)
-        if facet_key is not None:
-            self._count(self._facets, facet_key)
+        if facet_key is not None and facets >= limits.max_facet_variants:
+            return self._hit("trap-pattern", url, f"{facet_key}?{{facets}}")
+        self._admitted(key, facet_key)
         return None
+
+    def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
+        """URLs admitted so far of this pattern, and of this path's facet combinations.
+
+        The counters are a hook: a fleet of workers keeps them in the shared store
+        (:class:`sitemapkit.crawl.fleet.SharedTrapGuard`) so a limit holds for the crawl.
+        """
+        return self._patterns.get(pattern, 0), 0 if facet is None else self._facets.get(facet, 0)
+
+    def _admitted(self, pattern: str, facet: str | None) -> None:
+        """Count one admitted URL of ``pattern`` (and of ``facet``)."""
+        self._count(self._patterns, pattern)
+        if facet is not None:
+            self._count(self._facets, facet)
 
     def redirect(self, chain: Sequence[str]) -> str | None:
         """:func:`redirect_problem` with this guard's limit, recording examples."""

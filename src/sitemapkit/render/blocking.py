@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final
 
-from sitemapkit.crawl.politeness import origin_of
+from sitemapkit.urls import origin_of
 
 __all__ = ["BLOCKED_TYPES", "STYLE_TYPES", "RequestRules", "same_origin"]
 

@@ -558,3 +558,95 @@ class AuditStore(CrawlStore, Protocol):
     def findings(self, code: str | None = None, limit: int | None = None) -> Iterator[AuditRow]:
         """Stored findings (of one code), in the order they were added."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class HostRobots:
+    """A host's robots.txt as the fleet fetched it once (``status`` None: unreachable)."""
+
+    status: int | None
+    body: bytes
+    error: str | None
+    fetched_at: float
+
+
+class FleetStore(CrawlStore, Protocol):
+    """A crawl store several worker processes share (``sitemapkit worker --db``).
+
+    Hosts, not URLs, are leased (Nutch and StormCrawler partition the frontier by
+    host for the same reason): a host has ``per_host`` *slots*, each held by at most
+    one live worker, and a worker fetches from a host only through slots it holds,
+    so ``--per-host`` counts connections across the whole fleet.  A worker's leases
+    live as long as its heartbeat (:meth:`heartbeat` pushes ``expires`` forward); a
+    worker that stops beating (``kill -9``, a machine off the network) is reaped by
+    any other: its slots are freed and the URLs it had claimed go back to the queue.
+    Pacing (``--rate``, ``Crawl-delay``) is one ``last_start`` per host row, taken by
+    compare-and-set, and robots.txt is fetched once per host for the fleet and kept
+    in the host row.  Trap-pattern counters are shared too, so a pattern's limit
+    holds for the crawl, not per process.  Every method commits its own work when
+    the store is shared (short transactions: the writers take turns).
+    """
+
+    def join_fleet(self, name: str, now: float, ttl: float) -> int:
+        """Register a live worker (``name`` says where it runs); its id."""
+        ...
+
+    def heartbeat(self, worker: int, now: float, ttl: float) -> bool:
+        """Renew the worker's leases until ``now + ttl``; False when it was reaped meanwhile."""
+        ...
+
+    def reap_workers(self, now: float) -> int:
+        """Release the slots and claims of workers whose leases expired; how many URLs."""
+        ...
+
+    def live_workers(self, now: float) -> int:
+        """Workers whose leases have not expired."""
+        ...
+
+    def leave_fleet(self, worker: int) -> int:
+        """Free the worker's slots, put its claimed URLs back in the queue; how many."""
+        ...
+
+    def hosts_with_work(self, limit: int) -> list[str]:
+        """Up to ``limit`` origins with queued URLs, in name order."""
+        ...
+
+    def lease_slots(self, worker: int, origin: str, per_host: int, want: int, now: float) -> int:
+        """Hold ``want`` of ``origin``'s ``per_host`` slots if free (fewer if not); how many held.
+
+        Asking for fewer than held gives the rest back; ``0`` gives the host up.
+        """
+        ...
+
+    def claim_host(self, worker: int, origin: str, limit: int) -> list[Claimed]:
+        """:meth:`CrawlStore.claim` restricted to one origin, the claims marked as ``worker``'s."""
+        ...
+
+    def host_robots(self, origin: str) -> HostRobots | None:
+        """The robots.txt the fleet fetched for ``origin``, if any."""
+        ...
+
+    def take_robots_fetch(self, worker: int, origin: str, now: float, stale_before: float) -> bool:
+        """True when ``worker`` is now the one to fetch ``origin``'s robots.txt.
+
+        Only one live worker fetches it; the answer is stored by :meth:`set_host_robots`.
+        An answer older than ``stale_before`` that asked to be retried is fetched again.
+        """
+        ...
+
+    def set_host_robots(self, origin: str, robots: HostRobots) -> None: ...
+
+    def pace(self, origin: str, now: float, interval: float) -> float:
+        """Start a request to ``origin`` now if ``interval`` has passed since the last one.
+
+        Returns 0.0 when the start was recorded, else the seconds still to wait.
+        """
+        ...
+
+    def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
+        """The shared counters of ``(table, key)`` trap patterns (0 when never counted)."""
+        ...
+
+    def count_traps(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Add one to each ``(table, key)`` trap counter."""
+        ...

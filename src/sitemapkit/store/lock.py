@@ -17,6 +17,10 @@ Why a lock file beside the database, and why ``flock``:
   names the inode we hold, and start over if it does not.  A ``kill -9`` leaves
   the file, unlocked and harmless.  It holds the holder's pid, only to name it
   in the message.
+* A fleet (``sitemapkit worker``) shares the store: its processes hold the lock
+  *shared* (``LOCK_SH``), which still keeps a single-process crawl (``LOCK_EX``)
+  out and is kept out by one.  The last sharer to leave removes the file: it is
+  the one that can turn its lock exclusive without waiting.
 """
 
 from __future__ import annotations
@@ -37,11 +41,12 @@ def lock_path(db: Path) -> Path:
 
 
 class StoreLock:
-    """An exclusive, non-blocking lock on ``db`` for as long as this object is open."""
+    """A non-blocking lock on ``db`` for as long as this object is open (exclusive or shared)."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, *, shared: bool = False) -> None:
         self.db = db
         self.path = lock_path(db)
+        self.shared = shared
         self._fd: int | None = None
         for _ in range(100):  # each retry means another process released it meanwhile
             fd = self._try_lock()
@@ -63,27 +68,45 @@ class StoreLock:
                 f"{self.db}: cannot create the lock file {self.path}: {exc.strerror or exc}"
             ) from exc
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = _read_pid(fd)
             os.close(fd)
             who = f" (pid {holder})" if holder else ""
             raise StoreBusyError(
                 f"{self.db}: in use by another sitemapkit process{who}; "
-                "wait for it to finish or use another --db / -o"
+                + (
+                    "it is not a fleet crawl (start it with `crawl --fleet` to add workers)"
+                    if self.shared
+                    else "wait for it to finish or use another --db / -o"
+                )
             ) from None
         except OSError as exc:
             os.close(fd)
             raise StoreError(f"{self.db}: cannot lock {self.path}: {exc.strerror or exc}") from exc
         return fd
 
+    def share(self) -> None:
+        """Let the other processes of a fleet in (exclusive -> shared); no-op when shared."""
+        if self._fd is not None and not self.shared:
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+            self.shared = True
+
     def release(self) -> None:
-        """Remove the lock file, then unlock (by closing it); safe to call twice."""
+        """Remove the lock file (unless others share it), then unlock; safe to call twice."""
         fd, self._fd = self._fd, None
-        if fd is not None:
+        if fd is None:
+            return
+        last = True
+        if self.shared:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                last = False  # another worker still holds it: the file stays
+        if last:
             with contextlib.suppress(OSError):
                 self.path.unlink()
-            os.close(fd)
+        os.close(fd)
 
 
 def _still_names(path: Path, fd: int) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sitemapkit.errors import StoreError
 from sitemapkit.model import PageRecord
-from sitemapkit.store.base import AuditStore, CrawlStore, OpenMode
+from sitemapkit.store.base import AuditStore, CrawlStore, FleetStore, OpenMode
 from sitemapkit.store.postgres_conn import is_pg_spec
 
 
@@ -31,16 +31,30 @@ def _sqlite_path(spec: str | Path) -> Path:
     raise StoreError(f"{scheme}://...: not a kind of crawl store sitemapkit knows")
 
 
-def open_store(spec: str | Path, *, mode: OpenMode = "open") -> CrawlStore:
+def open_store(spec: str | Path, *, mode: OpenMode = "open", shared: bool = False) -> CrawlStore:
     """Open the crawl store ``spec`` names, as ``mode`` says (:data:`OpenMode`).
 
     Every mode but ``read`` locks the store for this process until ``close()``;
     a second writer gets :class:`~sitemapkit.errors.StoreBusyError` and nothing
     is touched (``replace`` deletes the old crawl only once the lock is held).
     Any other problem (not a crawl, a newer schema, ``new`` on an existing
-    store) is a :class:`StoreError` naming the store.
+    store) is a :class:`StoreError` naming the store.  ``shared``: a fleet's store,
+    written by several worker processes at once (:func:`open_fleet_store`).
     """
+    if shared:
+        return open_fleet_store(spec, mode=mode)
     return open_audit_store(spec, mode=mode)
+
+
+def open_fleet_store(spec: str | Path, *, mode: OpenMode = "open") -> FleetStore:
+    """:func:`open_store` for a fleet: shared with the other workers, leases and all."""
+    if is_pg_spec(spec):
+        from sitemapkit.store.postgres import PostgresStore
+
+        return PostgresStore(str(spec), mode=mode, shared=True)
+    from sitemapkit.store.sqlite import SqliteStore
+
+    return SqliteStore(_sqlite_path(spec), mode=mode, shared=True)
 
 
 def open_audit_store(spec: str | Path, *, mode: OpenMode = "open") -> AuditStore:

@@ -57,8 +57,10 @@ from sitemapkit.store.sqlite_changes import (
     url_history,
 )
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
+from sitemapkit.store.sqlite_fleet import FLEET_SCHEMA, FleetTables
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
 from sitemapkit.store.sqlreader import SqlReader
+from sitemapkit.urls import origin_of
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -193,8 +195,14 @@ _MIGRATIONS: tuple[str, ...] = (
         image BLOB NOT NULL
     );
     """,
+    # 13: many workers on one frontier (issue 13): URLs by host, leases, shared counters.
+    FLEET_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+#: How long a shared store's writer waits for the others' turn (they hold it for one step).
+SHARED_BUSY_MS = 30_000
 
 
 def _connect(path: Path | str, *, readonly: bool) -> sqlite3.Connection:
@@ -251,27 +259,36 @@ def remove_database(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
-class SqliteStore(AuditTables, IndexNowTables):
+class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     """:class:`~sitemapkit.store.base.CrawlStore` on stdlib ``sqlite3``.
 
     ``mode`` is an :data:`~sitemapkit.store.base.OpenMode`: every mode but
     ``read`` takes the lock first and checks the file only while holding it.
+    ``shared``: several worker processes write it at once (a fleet, see
+    :mod:`~sitemapkit.store.sqlite_fleet`); the lock is then a shared one that only
+    keeps a single-process crawl out, and writes start with ``BEGIN IMMEDIATE``.
     """
 
-    def __init__(self, path: Path | str, *, mode: OpenMode = "open") -> None:
+    def __init__(self, path: Path | str, *, mode: OpenMode = "open", shared: bool = False) -> None:
         self.path = Path(path)
         self.name = str(path)
         self._lock: StoreLock | None = None
+        self.shared = shared and mode != "read"
         if mode == "read":
             if not is_crawl_db(self.path):
                 raise StoreError(f"{self.path}: not a sitemapkit crawl database")
             self._upgrade()
             self._conn = _connect(self.path, readonly=True)
         else:
-            self._lock = StoreLock(self.path)
+            # A fleet's first process creates or replaces the file alone, then shares it.
+            creates = mode in ("new", "replace")
+            self._lock = StoreLock(self.path, shared=self.shared and not creates)
             try:
                 self._prepare_file(mode)
                 self._conn = self._open_for_writing()
+                if self.shared:
+                    self._conn.execute(f"PRAGMA busy_timeout = {SHARED_BUSY_MS:d}")
+                    self._lock.share()
             except BaseException:
                 self._lock.release()
                 raise
@@ -338,7 +355,7 @@ class SqliteStore(AuditTables, IndexNowTables):
     # -- transactions -------------------------------------------------------------
     def _begin(self) -> sqlite3.Connection:
         if not self._in_tx:
-            self._conn.execute("BEGIN")
+            self._conn.execute("BEGIN IMMEDIATE" if self.shared else "BEGIN")
             self._in_tx = True
         return self._conn
 
@@ -388,7 +405,13 @@ class SqliteStore(AuditTables, IndexNowTables):
     # -- frontier -----------------------------------------------------------------
     @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
-        """Id and state of each of ``urls`` the store already knows (others are absent)."""
+        """Id and state of each of ``urls`` the store already knows (others are absent).
+
+        Shared: the write turn starts here, so what a page's links find, judge (trap
+        counters) and add is one step no other worker interleaves with.
+        """
+        if self.shared:
+            self._begin()
         found: dict[str, tuple[int, UrlState]] = {}
         missing: list[str] = []
         cache = self._cache
@@ -434,7 +457,16 @@ class SqliteStore(AuditTables, IndexNowTables):
         conn.executemany(
             _ADD_URL_SQL,
             [
-                (n.url, n.depth, n.found_from, int(n.state), n.reason, n.detail, n.loc)
+                (
+                    n.url,
+                    n.depth,
+                    n.found_from,
+                    int(n.state),
+                    n.reason,
+                    n.detail,
+                    n.loc,
+                    origin_of(n.url),
+                )
                 for n in missing.values()
             ],
         )
@@ -474,11 +506,12 @@ class SqliteStore(AuditTables, IndexNowTables):
     ) -> Claimed | None:
         conn = self._begin()
         row = conn.execute(
-            "INSERT INTO urls(url, depth, found_from, state, loc) VALUES (?, ?, ?, 1, ?) "
+            "INSERT INTO urls(url, depth, found_from, state, loc, origin, worker) "
+            "VALUES (?, ?, ?, 1, ?, ?, ?) "
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
-            "found_from = excluded.found_from WHERE urls.state = 4 "
+            "found_from = excluded.found_from, worker = excluded.worker WHERE urls.state = 4 "
             "RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
-            (url, depth, found_from, loc),
+            (url, depth, found_from, loc, origin_of(url), self.fleet_worker),
         ).fetchone()
         if row is None:
             return None
@@ -867,8 +900,8 @@ REJUDGE_STALE = (
     "WHERE urls.state = 4"
 )
 _ADD_URL_SQL = (
-    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
+    "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc, origin) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 _PAGE_FACTS = (

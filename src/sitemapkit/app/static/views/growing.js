@@ -3,7 +3,13 @@
  * and only the top folders of each level, so a fast crawl never blocks the page. */
 import { clear, el, fmt } from '../dom.js';
 
-const TOP = 10;
+/* Rows drawn per level (folders beyond them are summed in a "more" line), and how many
+ * of a level's folders open their own children: about 40 rows whatever the site, so a
+ * redraw stays well under a frame's budget even on a busy machine. */
+const TOP = [10, 10, 6];
+const OPEN = [10, 4, 0];
+/** Milliseconds between two redraws: a few a second is enough for a picture that grows. */
+const EVERY = 400;
 
 function parts(url) {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)([^?#]*)/i.exec(url);
@@ -23,6 +29,7 @@ export class GrowingTree {
     this.root = { name: '', count: 0, kids: new Map() };
     this.seen = new Set();
     this.pending = false;
+    this.drawn = -EVERY;
     clear(this.node);
   }
 
@@ -42,11 +49,13 @@ export class GrowingTree {
     }
     if (!this.pending) {
       this.pending = true;
-      requestAnimationFrame(() => { this.pending = false; this.draw(); });
+      const wait = Math.max(0, this.drawn + EVERY - performance.now());
+      setTimeout(() => requestAnimationFrame(() => { this.pending = false; this.draw(); }), wait);
     }
   }
 
   draw() {
+    this.drawn = performance.now();
     const ul = this.list(this.root, this.root.count, 0);
     clear(this.node);
     if (ul) { this.node.appendChild(ul); }
@@ -54,21 +63,22 @@ export class GrowingTree {
   }
 
   list(parent, total, level) {
-    if (!parent.kids.size || level > 2) { return null; }
+    if (!parent.kids.size || level >= TOP.length) { return null; }
     const kids = Array.from(parent.kids.values()).sort((a, b) => b.count - a.count);
+    const top = TOP[level];
     const ul = el('ul', { role: level ? 'group' : null });
-    for (const k of kids.slice(0, TOP)) {
+    kids.slice(0, top).forEach((k, rank) => {
       const pct = Math.max(1, Math.round((k.count / Math.max(1, total)) * 100));
       const bar = el('span', { className: 'bar' });
       bar.style.width = pct + '%';
       ul.appendChild(el('li', { role: 'treeitem' },
         el('div', { className: 'row' }, el('span', { className: 'name', text: k.name }),
           el('span', { className: 'track' }, bar), el('span', { className: 'n', text: fmt(k.count) })),
-        this.list(k, k.count, level + 1)));
-    }
-    if (kids.length > TOP) {
-      const rest = kids.slice(TOP).reduce((s, k) => s + k.count, 0);
-      ul.appendChild(el('li', { className: 'more', text: '\u2026 ' + fmt(kids.length - TOP) + ' more folders, ' + fmt(rest) + ' pages' }));
+        rank < OPEN[level] ? this.list(k, k.count, level + 1) : null));
+    });
+    if (kids.length > top) {
+      const rest = kids.slice(top).reduce((s, k) => s + k.count, 0);
+      ul.appendChild(el('li', { className: 'more', text: '\u2026 ' + fmt(kids.length - top) + ' more folders, ' + fmt(rest) + ' pages' }));
     }
     return ul;
   }

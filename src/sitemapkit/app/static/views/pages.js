@@ -154,9 +154,10 @@ export function mount(main, ctx) {
       COLUMNS.forEach((c, x) => setCell(row.children[x], c, r));
     }
     if (missing.size) {
-      // while the scrollbar is dragged fast, ask only for where it stops
+      // while the scrollbar is dragged, ask only for where it stops: a request per block
+      // passed on the way would queue up on the server behind the one that matters
       clearTimeout(wantTimer);
-      wantTimer = setTimeout(() => { missing.forEach(fetchBlock); }, blocks.size ? 60 : 0);
+      wantTimer = setTimeout(wanted, blocks.size ? 120 : 0);
     }
     if (!firstDone && total >= 0 && blocks.has(0)) {
       firstDone = true;
@@ -164,6 +165,15 @@ export function mount(main, ctx) {
       // "painted": the first frame with rows is on screen (bench/app_bench.py), as the map's mark
       performance.mark('sitemapkit-pages-ready');
       requestAnimationFrame(() => { setTimeout(() => { performance.mark('sitemapkit-pages-painted'); }, 0); });
+    }
+  }
+  function wanted() {
+    const top = scroller.scrollTop, height = scroller.clientHeight;
+    const first = Math.max(0, Math.floor(top / ROW_H) - 4);
+    const last = Math.min(total, Math.ceil((top + height) / ROW_H) + 4);
+    for (let b = Math.floor(first / BLOCK); b * BLOCK < last; b++) {
+      if (loading.size >= 2) { break; }
+      fetchBlock(b);
     }
   }
   function schedule() { if (!frame) { frame = requestAnimationFrame(draw); } }

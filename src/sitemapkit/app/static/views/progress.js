@@ -93,12 +93,14 @@ export function mount(main, ctx) {
   // what was fetched before this page opened (events carry only what comes after)
   let seeding = true, seeded = false;
   async function seed() {
-    const SEED_MAX = 20000, STEP = 1000;
+    // each read makes the server load the store again while a crawl writes it: a few
+    // thousand pages draw the shape; the live events add the rest
+    const SEED_MAX = 5000, STEP = 1000;
     try {
       for (let offset = 0; seeding && offset < SEED_MAX; offset += STEP) {
         const d = await get(sitePath(id, '/pages?limit=' + STEP + '&offset=' + offset));
         tree.add(d.rows);
-        if (offset + STEP >= d.total) { break; }
+        if (d.rows.length < STEP || !d.rows.some((r) => r.status !== null)) { break; }
       }
     } catch (e) { /* no store yet: the events fill the tree */ }
   }

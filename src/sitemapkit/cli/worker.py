@@ -1,0 +1,105 @@
+"""``sitemapkit worker --db SPEC``: one more process on a running fleet crawl.
+
+A worker needs nothing but the store: the crawl's start URL, scope, limits, rate
+and per-host setting are what ``sitemapkit crawl URL --fleet --db SPEC`` stored,
+so every worker crawls by the same rules.  It fetches only from hosts it holds
+slots of (see :mod:`sitemapkit.crawl.fleet`), and runs until the frontier is
+empty and no live worker holds a claim.  SIGTERM and Ctrl-C release its leases
+and claims at once (the others carry on); a ``kill -9`` releases them when they
+expire.  The process that started the crawl writes the sitemap set at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import cast
+
+import click
+
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.status import ExitStatus
+from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.errors import InputError, StoreBusyError, StoreError
+from sitemapkit.store import is_crawl_db
+from sitemapkit.store.base import FleetStore
+from sitemapkit.store.registry import open_fleet_store
+
+#: Seconds between looks at a store that is not there yet (or still being created).
+_LOOK_EVERY = 0.2
+
+
+def _open(db: DbSpec, wait: float) -> FleetStore:
+    """The fleet's store once the crawl that starts it has stored its settings."""
+    deadline = time.monotonic() + wait
+    while True:
+        problem: str
+        if is_crawl_db(db):
+            try:
+                store = open_fleet_store(db, mode="open")
+            except StoreBusyError as exc:  # being created, or a single-process crawl's
+                problem = str(exc)
+            else:
+                if store.get_meta("config") is not None:
+                    return store
+                store.close()
+                problem = f"{db}: holds no crawl yet"
+        else:
+            problem = f"{db}: no crawl store there (start one with `sitemapkit crawl URL --fleet`)"
+        if time.monotonic() >= deadline:
+            raise StoreError(problem)
+        time.sleep(_LOOK_EVERY)
+
+
+@click.command("worker")
+@click.option(
+    "--db",
+    required=True,
+    type=DB_SPEC,
+    help="The store (a file or postgresql://...) of a crawl started with "
+    "`sitemapkit crawl URL --fleet --db ...`.",
+)
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for the crawl to appear in --db.",
+)
+@click.pass_context
+def worker(ctx: click.Context, db: DbSpec, wait: float) -> None:
+    """Join the fleet crawl stored in --db and work until its frontier is empty."""
+    from sitemapkit.cli.crawl import Terminated, _run
+    from sitemapkit.crawl.fleet import FleetCrawler
+
+    store = _open(db, wait)
+    try:
+        state = store.get_meta("state") or "running"
+        if state != "running":
+            click.echo(f"{db}: the crawl there is {state}; nothing to do")
+            ctx.exit(ExitStatus.OK)
+        try:
+            config = CrawlConfig.from_json(cast(str, store.get_meta("config"))).validate()
+        except (InputError, ValueError, TypeError) as exc:
+            raise StoreError(f"{db}: the stored crawl settings are unusable: {exc}") from exc
+        crawler = FleetCrawler(config, store, join=True)
+        try:
+            result = asyncio.run(_run(crawler, False))
+        except (KeyboardInterrupt, Terminated) as stop:
+            terminated = isinstance(stop, Terminated)
+            how = "terminated" if terminated else "interrupted"
+            click.echo(
+                f"sitemapkit: worker {how}; its hosts and URLs went back to the fleet", err=True
+            )
+            ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
+    finally:
+        store.close()
+    stats = result.stats
+    counts = result.counts
+    click.echo(
+        f"worker: fetched {stats.fetched:,} URLs in {stats.elapsed:.1f} s; the crawl has "
+        f"{counts.get('indexable', 0):,} pages for the sitemap and nothing left to fetch"
+        if result.stopped_by is None
+        else f"worker: fetched {stats.fetched:,} URLs; stopped by {result.stopped_by}"
+    )
+    ctx.exit(ExitStatus.OK)

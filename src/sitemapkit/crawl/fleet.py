@@ -1,0 +1,362 @@
+"""Many worker processes on one frontier: ``crawl --fleet`` and ``sitemapkit worker``.
+
+Why hosts, not URLs, are leased: a queue of URLs shared by N processes that
+each apply ``--per-host`` and ``--rate`` on their own is N times as hard on every
+host (scrapy-redis); Nutch and StormCrawler partition the frontier by host so
+politeness holds across fetchers.  Here a host has ``per_host`` slots in the
+store (:class:`~sitemapkit.store.base.FleetStore`); a worker fetches from a host
+only through slots it holds, so the fleet never opens more than ``--per-host``
+connections to it.  The slots are shared out evenly among the live workers (one
+site still keeps every worker busy); pacing (``--rate``, ``Crawl-delay``) is one
+``last_start`` per host taken by compare-and-set in the store, and robots.txt is
+fetched once per host for the whole fleet and read by the others from the store.
+
+Leases last as long as a worker's heartbeat (every commit tick pushes them
+:data:`LEASE_TTL` seconds on).  A worker killed with ``SIGKILL`` stops beating;
+the first other worker to notice the expiry frees its slots and puts the URLs
+it had claimed back in the queue, which is why a killed worker costs at most a
+refetch, never a page.  A worker stops when the frontier is empty and no live
+worker holds a claim; the last one to stop ends the run (``finished``), and any
+process can then write the sitemap set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import socket
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import aiohttp
+
+from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.engine import Crawler, CrawlStats
+from sitemapkit.crawl.fetch import Fetcher
+from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRules
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits
+from sitemapkit.errors import StoreError
+from sitemapkit.store.base import Claimed, FleetStore, HostRobots
+from sitemapkit.urls import origin_of
+
+if TYPE_CHECKING:
+    from sitemapkit.render import Renderer
+
+#: Seconds a worker's leases outlive its last heartbeat by default (a SIGKILLed worker's
+#: hosts and claims return to the fleet this long after it died).  ``crawl --lease``
+#: sets it for the crawl; it is kept in the store so every worker uses the same.
+LEASE_TTL = 15.0
+#: The store's meta key holding the crawl's lease time.
+LEASE_META = "fleet_lease"
+#: Hosts looked at per claim round when this worker needs more work.
+HOSTS_PER_ROUND = 64
+#: URLs a worker claims ahead per slot it holds: enough to keep the slot busy, few enough
+#: that one worker does not swallow a small frontier while the others wait.
+CLAIM_PER_SLOT = 4
+#: How often a worker waiting for a host's slot or robots.txt asks the store again.
+POLL = 0.05
+
+
+def worker_name() -> str:
+    """Where a worker runs, for ``workers.name`` and messages: ``host:pid``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class SharedTrapGuard(TrapGuard):
+    """A trap guard whose pattern counters live in the fleet's store.
+
+    The engine judges a new URL inside the store's write turn (a shared store's
+    ``lookup`` starts it), so reading and counting here are one step for the whole
+    fleet: a calendar stops after the same twelve months however many workers find
+    its pages.
+    """
+
+    def __init__(self, store: FleetStore, limits: TrapLimits | None = None) -> None:
+        super().__init__(limits)
+        self._store = store
+
+    def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
+        keys = [("pattern", pattern)] if facet is None else [("pattern", pattern), ("facet", facet)]
+        counts = self._store.trap_counts(keys)
+        return counts[0], counts[1] if facet is not None else 0
+
+    def _admitted(self, pattern: str, facet: str | None) -> None:
+        keys = [("pattern", pattern)] if facet is None else [("pattern", pattern), ("facet", facet)]
+        self._store.count_traps(keys)
+
+
+class Leases:
+    """This worker's slots on hosts, and its heartbeat.
+
+    ``held[origin]`` is how many of the origin's slots the store says are ours;
+    ``active[origin]`` how many requests to it are in flight here; ``pending[origin]``
+    how many of its URLs this worker claimed and has not started yet.
+    """
+
+    def __init__(self, store: FleetStore, per_host: int, ttl: float = LEASE_TTL) -> None:
+        self.store = store
+        self.per_host = per_host
+        self.ttl = ttl
+        self.worker = store.join_fleet(worker_name(), time.time(), ttl)
+        self.held: dict[str, int] = {}
+        self.active: dict[str, int] = {}
+        self.pending: dict[str, int] = {}
+        self.live = max(1, store.live_workers(time.time()))
+        self._beat = time.monotonic()
+        self.lost = False
+
+    def share(self) -> int:
+        """Slots of one host each live worker may hold: ``per_host`` split evenly."""
+        return max(1, math.ceil(self.per_host / self.live))
+
+    def beat(self, *, force: bool = False) -> None:
+        """Renew the leases (every third of their life); reap workers that stopped."""
+        now_mono = time.monotonic()
+        if not force and now_mono - self._beat < self.ttl / 3:
+            return
+        self._beat = now_mono
+        now = time.time()
+        if not self.store.heartbeat(self.worker, now, self.ttl):
+            self.lost = True
+            raise StoreError(
+                f"{self.store.name}: worker {self.worker} missed its heartbeats for "
+                f"{self.ttl:g} s and its leases went to the others; stopping"
+            )
+        self.store.reap_workers(now)
+        self.live = max(1, self.store.live_workers(now))
+
+    def lease(self, origin: str, want: int) -> int:
+        """Hold ``want`` slots of ``origin`` (fewer if the others hold the rest)."""
+        held = self.store.lease_slots(self.worker, origin, self.per_host, want, time.time())
+        if held:
+            self.held[origin] = held
+        else:
+            self.held.pop(origin, None)
+        return held
+
+    def claim(self, limit: int) -> list[Claimed]:
+        """Up to ``limit`` URLs of hosts this worker holds, leasing more hosts when short."""
+        self.beat()
+        self.live = max(1, self.store.live_workers(time.time()))  # a worker may have joined
+        share = self.share()
+        out: list[Claimed] = []
+        for origin in list(self.held):
+            if len(out) >= limit:
+                break
+            busy = self.active.get(origin, 0)
+            if self.held[origin] != max(share, busy):
+                self.lease(origin, max(share, busy))
+            got = self._claim_from(origin, limit - len(out))
+            if not got and busy == 0 and not self.pending.get(origin):
+                self.lease(origin, 0)  # nothing queued here: let the others have it
+            out.extend(got)
+        if len(out) < limit:
+            for origin in self.store.hosts_with_work(HOSTS_PER_ROUND):
+                if len(out) >= limit:
+                    break
+                if origin in self.held or not self.lease(origin, share):
+                    continue
+                out.extend(self._claim_from(origin, limit - len(out)))
+        return out
+
+    def _claim_from(self, origin: str, limit: int) -> list[Claimed]:
+        room = self.held.get(origin, 0) * CLAIM_PER_SLOT - self.pending.get(origin, 0)
+        if room <= 0 or limit <= 0:
+            return []
+        got = self.store.claim_host(self.worker, origin, min(room, limit))
+        self.pending[origin] = self.pending.get(origin, 0) + len(got)
+        return got
+
+    def started(self, url: str) -> None:
+        """A claimed URL is being processed: room to claim another of its host."""
+        origin = origin_of(url)
+        left = self.pending.get(origin, 0) - 1
+        if left > 0:
+            self.pending[origin] = left
+        else:
+            self.pending.pop(origin, None)
+
+    def leave(self) -> int:
+        """Free every slot and put this worker's claims back in the queue."""
+        self.held.clear()
+        if self.lost:
+            return 0
+        return self.store.leave_fleet(self.worker)
+
+
+class FleetPoliteness(Politeness):
+    """:class:`Politeness` whose limits hold for the fleet: slots, shared pacing, one robots."""
+
+    def __init__(self, fetcher: Fetcher, leases: Leases, config: CrawlConfig) -> None:
+        super().__init__(
+            fetcher,
+            user_agent=config.user_agent,
+            respect_robots=config.respect_robots,
+            per_host=config.per_host,
+            rate=config.rate,
+        )
+        self.leases = leases
+        self.store = leases.store
+        self._freed = asyncio.Condition()
+
+    async def _fetch_robots(self, origin: str) -> RobotsRules:
+        """The origin's robots.txt as the fleet fetched it once (fetched here if first)."""
+        store, worker = self.store, self.leases.worker
+        while True:
+            now = time.time()
+            stored = store.host_robots(origin)
+            stale = now - ROBOTS_RETRY_AFTER
+            if stored is not None:
+                rules = self._rules(origin, stored.status, stored.body, stored.error)
+                if not (getattr(rules, "retry", False) and stored.fetched_at < stale):
+                    return rules
+            if store.take_robots_fetch(worker, origin, now, stale):
+                status, body, error = await self._download_robots(origin)
+                store.set_host_robots(origin, HostRobots(status, body, error, time.time()))
+                return self._rules(origin, status, body, error)
+            await asyncio.sleep(POLL)  # another worker is fetching it
+
+    @asynccontextmanager
+    async def slot(self, origin: str) -> AsyncIterator[None]:
+        """One of this worker's slots on ``origin``, started when the fleet's pace allows."""
+        leases = self.leases
+        async with self._freed:
+            while True:
+                active, held = leases.active.get(origin, 0), leases.held.get(origin, 0)
+                if active < min(held, leases.share()):
+                    break
+                # All ours are busy (or none: a redirect to another host): one more if the
+                # share allows and another worker let go of one.
+                if held < leases.share() and leases.lease(origin, held + 1) > held:
+                    break
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(POLL * 4):
+                        await self._freed.wait()  # a local request ended, or poll again
+            leases.active[origin] = active + 1
+        try:
+            await self._pace(origin)
+            yield
+        finally:
+            leases.active[origin] -= 1
+            if leases.held.get(origin, 0) > max(leases.share(), leases.active[origin]):
+                # More workers joined since: give back what is over this one's share.
+                leases.lease(origin, max(leases.share(), leases.active[origin]))
+            async with self._freed:
+                self._freed.notify_all()
+
+    async def _pace(self, origin: str) -> None:
+        """Wait until ``origin``'s interval has passed since the fleet's last request to it."""
+        state = self._origin(origin)
+        if state.delay <= 0:
+            return
+        async with state.pace:  # one local request asks the store at a time
+            while True:
+                wait = self.store.pace(origin, time.time(), state.delay)
+                if wait <= 0:
+                    return
+                await asyncio.sleep(wait)
+
+
+class FleetCrawler(Crawler):
+    """A :class:`Crawler` that is one worker of a fleet sharing a :class:`FleetStore`.
+
+    ``join=False``: the process that starts (or resumes) the crawl (``crawl --fleet``);
+    ``join=True``: a worker that joins the crawl the store holds (``sitemapkit worker``).
+    """
+
+    def __init__(
+        self,
+        config: CrawlConfig,
+        store: FleetStore,
+        *,
+        join: bool = False,
+        lease: float = LEASE_TTL,
+        session: aiohttp.ClientSession | None = None,
+        progress: Callable[[CrawlStats], None] | None = None,
+        renderer: Renderer | None = None,
+    ) -> None:
+        limits = (
+            TrapLimits() if config.max_depth is None else TrapLimits(max_depth=config.max_depth)
+        )
+        super().__init__(
+            config,
+            store,
+            session=session,
+            progress=progress,
+            traps=SharedTrapGuard(store, limits),
+            renderer=renderer,
+        )
+        self.fleet_store = store
+        self._join = join
+        self._lease = lease
+        self.leases: Leases | None = None
+
+    def _prepare(self, resume: bool) -> str:
+        if self._join:
+            start = self._join_crawl()
+            self._lease = float(self.store.get_meta(LEASE_META) or LEASE_TTL)
+        else:
+            start = super()._prepare(resume)
+            self.store.set_meta(LEASE_META, repr(self._lease))
+        self.leases = Leases(self.fleet_store, self.config.per_host, self._lease)
+        return start
+
+    def _join_crawl(self) -> str:
+        """Join the running crawl: its start URL, the origins it adopted, its start page."""
+        store = self.store
+        start = store.get_meta("start_url")
+        if start is None:
+            raise StoreError(f"{store.name}: no crawl was started here")
+        self._adopt_origins()
+        ids = store.lookup([self._key(start)])
+        store.commit()
+        hit = ids.get(self._key(start))
+        self._start_id = None if hit is None else hit[0]
+        self._load_start_state()
+        self._run_started = store.run_started() or time.time()
+        return start
+
+    def _adopt_origins(self) -> None:
+        for origin in (self.store.get_meta("scope_origins") or "").split():
+            self.scope.adopt(origin)
+
+    def _politeness(self, fetcher: Fetcher) -> Politeness:
+        assert self.leases is not None  # _prepare ran
+        return FleetPoliteness(fetcher, self.leases, self.config)
+
+    def _claim(self, limit: int) -> list[Claimed]:
+        assert self.leases is not None
+        # The start page may have moved the site (http -> https): judge links as it did.
+        self._adopt_origins()
+        return self.leases.claim(limit)
+
+    async def _process(self, item: Claimed) -> None:
+        assert self.leases is not None
+        self.leases.started(item.spelling)
+        await super()._process(item)
+
+    def _drained(self) -> bool:
+        """Done when nothing is queued or claimed anywhere (a dead worker's claims return)."""
+        counts = self.store.counts()
+        return counts.get("queued", 0) == 0 and counts.get("claimed", 0) == 0
+
+    def _checkpoint(self) -> None:
+        self.store.commit()
+
+    def _on_tick(self) -> None:
+        if self.leases is not None:
+            self.leases.beat()
+
+    def _release(self) -> None:
+        if self.leases is not None:
+            self.leases.leave()
+
+    def _ends_run(self, state: str) -> bool:
+        if state == "finished":
+            return True  # the frontier is empty and nobody holds a claim: the crawl is done
+        # Stopped or interrupted: the run goes on while other workers are live.
+        return self.fleet_store.live_workers(time.time()) == 0
