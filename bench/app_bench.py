@@ -288,7 +288,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         if args.only != "live":
             render = first_render(pw, args.pages, Path(tmp))
-            print(report(render, None), flush=True)  # kept if the live part fails
+            if args.only != "render":
+                print(report(render, None), flush=True)  # kept if the live part fails
         if args.only != "render":
             live = live_crawl(pw, Path(tmp))
     text = report(render, live)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,7 @@ def say(text: str) -> None:
 
 
 def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measurement, set[str]]:
+    shutil.rmtree(out, ignore_errors=True)  # a fresh folder: no shrink guard, no old set
     if isinstance(db, Path):
         for leftover in db.parent.glob(db.name + "*"):
             leftover.unlink()
@@ -58,13 +60,13 @@ def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measu
     return m, cb.sitemap_pages(out) if out.exists() else set()
 
 
-def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
-    root = cb.unpack(SITE)
+def part_crawl(cluster: pgcluster.Cluster, repeat: int, site: cb.Site) -> dict[str, object]:
+    root = cb.unpack(site)
     port = c.free_port()
     conf = cb.nginx_conf({port: root}, name="nginx-pg")
     work = c.SCRATCH / "pg-bench"
     work.mkdir(parents=True, exist_ok=True)
-    url = f"http://127.0.0.1:{port}{SITE.start}"
+    url = f"http://127.0.0.1:{port}{site.start}"
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
     best: dict[str, tuple[c.Measurement, set[str]]] = {}
     walls: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
@@ -87,7 +89,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
         c.table(
             ["table", "rows", "MB", "bytes/row"],
             [[t, n, round(b / 1e6, 1), round(b / max(n, 1))] for t, (n, b) in sizes.items()],
-            title="what one crawl of the JDK docs keeps in PostgreSQL (tables + indexes)",
+            title=f"what one crawl of {site.package} keeps in PostgreSQL (tables + indexes)",
         )
     )
     (lite, lite_pages), (pg, pg_pages) = best["sqlite"], best["postgresql"]
@@ -100,7 +102,7 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int) -> dict[str, object]:
                 [k, len(p), round(m.wall_s, 2), round(rate[k], 1), round(m.peak_mb, 1)]
                 for k, (m, p) in best.items()
             ],
-            title=f"crawl of the JDK 17 API docs, best of {repeat}",
+            title=f"crawl of {site.package}, best of {repeat}",
         )
     )
     same = lite_pages == pg_pages
@@ -224,6 +226,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repeat", type=int, default=2, help="crawls per store (fastest counts)")
     ap.add_argument("--frontier", type=int, default=50_000, help="URLs in part 2")
+    ap.add_argument(
+        "--quick", action="store_true", help="the PostgreSQL manual, one run each, 5,000 URLs"
+    )
     ap.add_argument("--skip-crawl", action="store_true")
     ap.add_argument("--skip-frontier", action="store_true")
     args = ap.parse_args()
@@ -237,9 +242,10 @@ def main() -> int:
     try:
         payload: dict[str, object] = {}
         if not args.skip_crawl:
-            payload["crawl"] = part_crawl(cluster, args.repeat)
+            site = cb.SITES["postgresql-doc-15"] if args.quick else SITE
+            payload["crawl"] = part_crawl(cluster, 1 if args.quick else args.repeat, site)
         if not args.skip_frontier:
-            payload["frontier"] = part_frontier(cluster, args.frontier)
+            payload["frontier"] = part_frontier(cluster, 5000 if args.quick else args.frontier)
     finally:
         cluster.stop()
     note = f"{load_start} at start; {c.machine_note()} at end"

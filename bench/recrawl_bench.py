@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
-from crawl_bench import SITES, list_pages, nginx_conf, our_crawl_cmd, sitemap_pages, unpack
+from crawl_bench import SITES, list_pages, nginx_conf, sitemap_pages, unpack
 
 SITE = "openjdk-17-doc"
 SCRAPY = "scrapy==2.19.0"
@@ -86,8 +86,16 @@ class AccessLog:
 
 
 def ours_pass(label: str, url: str, d: Path, n: int, log: AccessLog) -> Pass:
-    cmd = our_crawl_cmd(url, d / "ours-out", d / "ours.sqlite", n)
-    cmd += ["--no-map", "--no-inventory"]
+    cmd = [
+        str(c.our_cli()),
+        "crawl",
+        url,
+        "--db",
+        str(d / "ours.sqlite"),
+        "-o",
+        str(d / "ours-out"),
+    ]
+    cmd += ["--concurrency", str(n), "--per-host", str(n)]
     m = c.run_measured(
         label, cmd, stdout=d / f"{label}.out", stderr=d / f"{label}.err", timeout=3600
     )

@@ -14,8 +14,7 @@ from crawl.changing_site import ChangingSite
 from sitemapkit.changes.mapped import diff_records
 from sitemapkit.cli import main
 from sitemapkit.visual.tree import SiteTree
-
-CHROMIUM = "/usr/bin/chromium"
+from visual.test_browser import CHROMIUM, CHROMIUM_ARGS
 
 
 def states(db: Path, base: str) -> dict[str, str]:
@@ -68,7 +67,7 @@ def chromium(tmp_path: Path) -> Iterator[Any]:
         ctx = pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"),
             executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+            args=CHROMIUM_ARGS,
             headless=True,
             viewport={"width": 1280, "height": 800},
         )

@@ -121,7 +121,7 @@ def test_drop_stamps_on_written_cases() -> None:
 def test_the_odd_case_folds_are_all_known() -> None:
     """Every character the case-blind stamp pattern takes for one of its ASCII letters and
     ``str.lower`` does not map to it is in ``_FOLD_ODD`` (else the fast path could miss)."""
-    letters = sorted(set("".join(significance._STAMP_WORDS) + "atonin"))
+    letters = sorted(set(b"".join(significance._STAMP_WORDS).decode() + "atonin"))
     pattern = re.compile("[" + "".join(letters) + "]", re.IGNORECASE)
     odd = {
         chr(c)

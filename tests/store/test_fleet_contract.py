@@ -2,8 +2,8 @@
 
 Written against the protocol only (stores opened by
 :func:`sitemapkit.store.registry.open_fleet_store`), so a store that gains host
-leases joins by adding its spec maker to :data:`FLEET_IMPLEMENTATIONS` (the
-PostgreSQL store: not yet).  Times are passed in, never read from a clock: a
+leases joins by adding its spec maker to :data:`FLEET_IMPLEMENTATIONS` (SQLite and
+PostgreSQL today).  Times are passed in, never read from a clock: a
 lease's expiry is tested by asking at a later ``now``.
 """
 
@@ -17,15 +17,17 @@ import pytest
 from sitemapkit.store.base import FleetStore, HostRobots, NewUrl, UrlState
 from sitemapkit.store.registry import open_fleet_store
 
-FLEET_IMPLEMENTATIONS: dict[str, Callable[[Path], str]] = {
-    "sqlite": lambda tmp: str(tmp / "crawl.sqlite"),
+FLEET_IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
+    "sqlite": lambda _request, tmp: str(tmp / "crawl.sqlite"),
+    # a schema of its own on the session's real PostgreSQL server (tests/pgcluster.py)
+    "postgresql": lambda request, _tmp: str(request.getfixturevalue("pg_spec")),
 }
 A, B = "http://a.example", "http://b.example"
 
 
 @pytest.fixture(params=sorted(FLEET_IMPLEMENTATIONS))
 def spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    return FLEET_IMPLEMENTATIONS[request.param](tmp_path)
+    return FLEET_IMPLEMENTATIONS[request.param](request, tmp_path)
 
 
 @pytest.fixture

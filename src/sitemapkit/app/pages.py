@@ -153,6 +153,18 @@ def facets(records: Iterable[PageRecord]) -> dict[str, dict[str, int]]:
     }
 
 
+def store_stamp(db: Path) -> tuple[int, ...]:
+    """Time and size of the store and its WAL: equal stamps, same contents (a cache key)."""
+    marks: list[int] = []
+    for suffix in ("", "-wal"):
+        try:
+            st = Path(str(db) + suffix).stat()
+            marks += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            marks += [0, 0]
+    return tuple(marks)
+
+
 class PageCache:
     """The records of each site's store, read again only when the store changed."""
 
@@ -161,20 +173,9 @@ class PageCache:
         self._loading: dict[Path, threading.Lock] = {}
         self._cache: dict[Path, tuple[tuple[int, ...], list[PageRecord], dict[str, Any]]] = {}
 
-    @staticmethod
-    def _stamp(db: Path) -> tuple[int, ...]:
-        marks: list[int] = []
-        for suffix in ("", "-wal"):
-            try:
-                st = Path(str(db) + suffix).stat()
-                marks += [st.st_mtime_ns, st.st_size]
-            except OSError:
-                marks += [0, 0]
-        return tuple(marks)
-
     def get(self, db: Path) -> tuple[list[PageRecord], dict[str, Any]]:
         """The records (discovery order) and their facets (in a worker thread: it may read)."""
-        stamp = self._stamp(db)
+        stamp = store_stamp(db)
         with self._lock:
             hit = self._cache.get(db)
             if hit is not None and hit[0] == stamp:

@@ -25,6 +25,7 @@ from sitemapkit.app import pages as pages_mod
 from sitemapkit.app import sitemaps as sitemaps_mod
 from sitemapkit.app.events import Watcher, stream
 from sitemapkit.app.jobs import Jobs, sitemapkit_argv
+from sitemapkit.app.mapcache import MapCache
 from sitemapkit.app.options import RESUME_OPTIONS, crawl_options
 from sitemapkit.app.security import Guard, add_headers, guard_middleware
 from sitemapkit.app.sites import activity, site_summary, sitemap_files
@@ -36,6 +37,7 @@ WS = web.AppKey("workspace", Workspace)
 JOBS = web.AppKey("jobs", Jobs)
 WATCHERS = web.AppKey("watchers", dict[str, Watcher])
 PAGES = web.AppKey("pages", pages_mod.PageCache)
+MAPS = web.AppKey("maps", MapCache)
 GUARD = web.AppKey("guard", Guard)
 WARMING = web.AppKey("warming", dict[str, asyncio.Task[None]])
 _META_CSP = re.compile(r'http-equiv="Content-Security-Policy" content="([^"]*)"')
@@ -302,7 +304,8 @@ async def site_map(request: web.Request) -> web.Response:
 
         return render_html(read_tree(str(paths.db)), title=f"{paths.id} site map")
 
-    return _html_with_own_csp(await asyncio.to_thread(build))
+    text = await asyncio.to_thread(request.app[MAPS].get, paths.db, build)
+    return _html_with_own_csp(text)
 
 
 async def site_map_json(request: web.Request) -> web.Response:
@@ -472,6 +475,7 @@ def make_app(workspace: Workspace, guard: Guard) -> web.Application:
     app[GUARD] = guard
     app[WATCHERS] = {}
     app[PAGES] = pages_mod.PageCache()
+    app[MAPS] = MapCache()
     app[WARMING] = {}
     app[JOBS] = Jobs(on_change=lambda site_id: job_changed(app, site_id))
     app.on_response_prepare.append(add_headers)

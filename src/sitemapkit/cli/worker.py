@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import cast
 
 import click
 
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.errors import InputError, StoreBusyError, StoreError
@@ -29,7 +29,7 @@ from sitemapkit.store.registry import open_fleet_store
 _LOOK_EVERY = 0.2
 
 
-def _open(db: Path, wait: float) -> FleetStore:
+def _open(db: DbSpec, wait: float) -> FleetStore:
     """The fleet's store once the crawl that starts it has stored its settings."""
     deadline = time.monotonic() + wait
     while True:
@@ -55,8 +55,9 @@ def _open(db: Path, wait: float) -> FleetStore:
 @click.option(
     "--db",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The store of a crawl started with `sitemapkit crawl URL --fleet --db ...`.",
+    type=DB_SPEC,
+    help="The store (a file or postgresql://...) of a crawl started with "
+    "`sitemapkit crawl URL --fleet --db ...`.",
 )
 @click.option(
     "--wait",
@@ -66,7 +67,7 @@ def _open(db: Path, wait: float) -> FleetStore:
     help="Seconds to wait for the crawl to appear in --db.",
 )
 @click.pass_context
-def worker(ctx: click.Context, db: Path, wait: float) -> None:
+def worker(ctx: click.Context, db: DbSpec, wait: float) -> None:
     """Join the fleet crawl stored in --db and work until its frontier is empty."""
     from sitemapkit.cli.crawl import Terminated, _run
     from sitemapkit.crawl.fleet import FleetCrawler

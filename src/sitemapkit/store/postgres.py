@@ -59,6 +59,7 @@ from sitemapkit.store.postgres_conn import (
     pg_guard,
     pg_guard_stream,
 )
+from sitemapkit.store.postgres_fleet import PgFleetTables
 from sitemapkit.store.postgres_schema import (
     SCHEMA_VERSION,
     create_schema,
@@ -73,6 +74,7 @@ from sitemapkit.store.sqlite import (
     _explain,
     _record,
 )
+from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:
     import psycopg
@@ -109,11 +111,12 @@ _NEXT_ID = "COALESCE(v.id, nextval(pg_get_serial_sequence('urls', 'id')))"
 #: state in the same statement: the rows written, then the others as they were (the
 #: outer query's snapshot does not see the insert).  One round trip per page's new links.
 _ADD_URLS = (
-    "WITH w AS (INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
-    f"SELECT {_NEXT_ID}, v.url, v.depth, v.found_from, v.state, v.reason, v.detail, v.loc "
-    "FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
-    "%s::text[], %s::text[], %s::text[]) "
-    "AS v(id, url, depth, found_from, state, reason, detail, loc) "
+    "WITH w AS (INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc, "
+    "origin) "
+    f"SELECT {_NEXT_ID}, v.url, v.depth, v.found_from, v.state, v.reason, v.detail, v.loc, "
+    "v.origin FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
+    "%s::text[], %s::text[], %s::text[], %s::text[]) "
+    "AS v(id, url, depth, found_from, state, reason, detail, loc, origin) "
     + REJUDGE_STALE
     + " RETURNING url, id, state) "
     "SELECT url, id, state, true FROM w UNION ALL "
@@ -122,9 +125,9 @@ _ADD_URLS = (
 )
 #: The replay of :data:`_ADD_URLS` (and a one-writer store's add): rows with their ids.
 _REPLAY_URLS = (
-    "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc) "
+    "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc, origin) "
     "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
-    "%s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
+    "%s::text[], %s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
 )
 _RECORD_SELECT = (
     "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
@@ -154,7 +157,7 @@ def _lock_key(schema: str) -> tuple[int, str]:
     return APPLICATION_ID, schema
 
 
-class PostgresStore(PgAuditTables):
+class PostgresStore(PgAuditTables, PgFleetTables):
     """:class:`~sitemapkit.store.base.CrawlStore` and ``AuditStore`` on PostgreSQL.
 
     ``spec`` is ``postgresql://[user[:password]@]host[:port]/dbname[?schema=NAME]``;
@@ -552,17 +555,18 @@ class PostgresStore(PgAuditTables):
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
         self._absent.discard(url)
+        worker = self.fleet_worker
         upsert = (
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
-            "found_from = excluded.found_from WHERE urls.state = 4"
+            "found_from = excluded.found_from, worker = excluded.worker WHERE urls.state = 4"
         )
         answer = self._ask(
-            "INSERT INTO urls(id, url, depth, found_from, state, loc) SELECT "
+            "INSERT INTO urls(id, url, depth, found_from, state, loc, origin, worker) SELECT "
             + _NEXT_ID
-            + ", %s, %s, %s, 1, %s FROM (SELECT %s::bigint AS id) v "
+            + ", %s, %s, %s, 1, %s, %s, %s FROM (SELECT %s::bigint AS id) v "
             + upsert
             + " RETURNING id, etag, last_modified, fingerprint, lastmod, lastmod_source",
-            (url, depth, found_from, loc, self._new_ids(1)[0]),
+            (url, depth, found_from, loc, origin_of(url), worker, self._new_ids(1)[0]),
         )
         if not answer:
             return None
@@ -570,9 +574,9 @@ class PostgresStore(PgAuditTables):
         url_id = int(row[0])
         self._sent_as(
             lambda c: c.execute(
-                "INSERT INTO urls(id, url, depth, found_from, state, loc) "
-                "VALUES (%s, %s, %s, %s, 1, %s) " + upsert,
-                (url_id, url, depth, found_from, loc),
+                "INSERT INTO urls(id, url, depth, found_from, state, loc, origin, worker) "
+                "VALUES (%s, %s, %s, %s, 1, %s, %s, %s) " + upsert,
+                (url_id, url, depth, found_from, loc, origin_of(url), worker),
             )
         )
         self._cache[url] = (url_id, UrlState.CLAIMED)
@@ -962,6 +966,7 @@ def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
         [n.reason for n in rows],
         [n.detail for n in rows],
         [n.loc for n in rows],
+        [origin_of(n.url) for n in rows],
     )
 
 

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError
+from sitemapkit.store.postgres_fleet import FLEET_SCHEMA
 
 if TYPE_CHECKING:
     import psycopg
@@ -174,6 +175,9 @@ MIGRATIONS: tuple[str, ...] = (
         image BYTEA NOT NULL
     );
     """,
+    # 3: the fleet (issue 13, ``sitemapkit worker``; SQLite migration 13): URLs by host,
+    # the live workers, host slots, the fleet's robots.txt and trap counters.
+    FLEET_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -49,10 +49,9 @@ def open_store(spec: str | Path, *, mode: OpenMode = "open", shared: bool = Fals
 def open_fleet_store(spec: str | Path, *, mode: OpenMode = "open") -> FleetStore:
     """:func:`open_store` for a fleet: shared with the other workers, leases and all."""
     if is_pg_spec(spec):
-        raise StoreError(
-            "postgresql://...: crawl --fleet and sitemapkit worker run on a SQLite store "
-            "in this build (the PostgreSQL store has no host leases yet)"
-        )
+        from sitemapkit.store.postgres import PostgresStore
+
+        return PostgresStore(str(spec), mode=mode, shared=True)
     from sitemapkit.store.sqlite import SqliteStore
 
     return SqliteStore(_sqlite_path(spec), mode=mode, shared=True)

@@ -1,0 +1,47 @@
+"""The fleet on PostgreSQL: ``crawl --fleet --db postgresql://`` and two ``worker`` processes.
+
+The same demo crawl as ``test_fleet.py``'s, with the shared store on the session's real
+PostgreSQL server (tests/pgcluster.py): the sitemap and every URL's fate equal one
+process's, and no lease or worker is left behind.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+import psycopg
+
+from crawl.test_fleet import demo, finish, key, single, sitemap_locs, sitemapkit  # noqa: F401
+from sitemapkit.demo import expected as ex
+from sitemapkit.store import iter_page_records
+from sitemapkit.store.postgres_conn import parse_spec
+
+
+def test_three_processes_on_postgresql_crawl_the_demo_site_as_one_does(
+    demo: str,  # noqa: F811 - the fixture imported above
+    tmp_path: Path,
+    pg_spec: str,
+) -> None:
+    single(demo, tmp_path / "alone", "--rate", "60")
+    out = tmp_path / "fleet"
+    procs = [sitemapkit("worker", "--db", pg_spec) for _ in range(2)]
+    time.sleep(1.0)  # their imports are done; they are looking for the store
+    crawl = ("crawl", demo, "-o", str(out), "--no-map", "--fleet", "--db", pg_spec)
+    procs.insert(0, sitemapkit(*crawl, "--rate", "60"))
+    runs = [finish(p) for p in procs]
+    for code, _, err in runs:
+        assert code == 0, err
+    assert "50 pages in the sitemap" in runs[0][1]
+    assert sitemap_locs(out) == sitemap_locs(tmp_path / "alone") == ex.sitemap_urls(demo)
+    many = {key(r.url): r.reason for r in iter_page_records(pg_spec)}
+    one = {key(r.url): r.reason for r in iter_page_records(tmp_path / "alone" / "crawl.sqlite")}
+    for url, reason in ex.excluded(demo).items():
+        assert many[key(url)] == reason, url
+    assert Counter(many.values()) == Counter(one.values())
+    parsed = parse_spec(pg_spec)
+    with psycopg.connect(parsed.conninfo) as conn:
+        for table in ("workers", "host_slots"):
+            row = conn.execute(f"SELECT COUNT(*) FROM {parsed.schema}.{table}").fetchone()
+            assert row == (0,), table
