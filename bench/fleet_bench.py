@@ -19,6 +19,7 @@ fleet's cost over a plain crawl, and whether every run found the same page set.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -27,6 +28,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import _common as c
 import crawl_bench as cb
@@ -34,17 +36,22 @@ import crawl_bench as cb
 Run = tuple[float, float, set[str]]  # wall s, CPU s (every process), pages
 
 
-def once(url: str, out: Path, how: str) -> Run:
-    """One crawl as ``how`` says (``alone``, ``fleet 1``, ``fleet 2``)."""
+_runs = itertools.count()
+
+
+def once(url: str, out: Path, how: str, server: str | None) -> Run:
+    """One crawl as ``how`` says (``alone``, ``fleet 1``, ``fleet 2``); ``server``: a PG URL."""
     shutil.rmtree(out, ignore_errors=True)
     out.parent.mkdir(parents=True, exist_ok=True)
+    db = str(out / "crawl.sqlite") if server is None else f"{server}?schema=fleet_{next(_runs)}"
     cmd = [str(c.our_cli()), "crawl", url, "-o", str(out), "--workers", "1", "--no-map"]
+    cmd += ["--db", db]
     if how != "alone":
         cmd.append("--fleet")
     helper = None
     if how == "fleet 2":
         out.mkdir(parents=True)
-        worker = [str(c.our_cli()), "worker", "--db", str(out / "crawl.sqlite")]
+        worker = [str(c.our_cli()), "worker", "--db", db]
         helper = subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     m = c.run_measured(f"sitemapkit ({how})", cmd, stderr=out.parent / f"{how}.err", timeout=3600)
     cpu = m.cpu_s
@@ -64,9 +71,9 @@ def main() -> int:
     ap.add_argument("--sites", nargs="*", choices=sorted(cb.SITES), help="default: the JDK docs")
     ap.add_argument("--quick", action="store_true", help="the PostgreSQL manual (run_all.py)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each (median)")
+    ap.add_argument("--store", choices=["sqlite", "postgresql"], default="sqlite")
     args = ap.parse_args()
     args.sites = args.sites or (["postgresql-doc-15"] if args.quick else ["openjdk-17-doc"])
-    load_start = c.machine_note()
     c.ensure_apt("nginx")
     roots = {name: cb.unpack(cb.SITES[name]) for name in args.sites}
     ports = {name: c.free_port() for name in args.sites}
@@ -75,8 +82,32 @@ def main() -> int:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
+    cluster = None
+    if args.store == "postgresql":
+        import pgcluster  # the tests' throwaway cluster: initdb in a temporary folder
+
+        cluster = pgcluster.Cluster()
+    try:
+        text = _measure(args, ports, work, nginx, None if cluster is None else cluster.url)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    print(text)
+    c.save_results(f"fleet_bench_{args.store}", {"text": text}, text)
+    return 0
+
+
+def _measure(
+    args: argparse.Namespace,
+    ports: dict[str, int],
+    work: Path,
+    nginx: list[str],
+    server: str | None,
+) -> str:
+    load_start = c.machine_note()
     lines = [
-        "Fleet benchmark: one crawl, 2 processes (crawl --fleet + worker) vs 1, SQLite store",
+        "Fleet benchmark: one crawl, 2 processes (crawl --fleet + worker) vs 1, "
+        f"{args.store} store",
         f"ours: {c.our_revision()}; {c.tool_version(['nginx', '-v'])}",
         f"each {args.repeat}x, medians; {load_start} at start",
         "",
@@ -90,7 +121,7 @@ def main() -> int:
             got: dict[str, list[Run]] = {}
             for _ in range(args.repeat):  # interleaved: load drifts hit all three alike
                 for how in ("alone", "fleet 1", "fleet 2"):
-                    got.setdefault(how, []).append(once(url, work / name / how, how))
+                    got.setdefault(how, []).append(once(url, work / name / how, how, server))
             rate: dict[str, float] = {}
             for how, runs in got.items():
                 wall = statistics.median(r[0] for r in runs)
@@ -110,10 +141,7 @@ def main() -> int:
             ratios.append(f"  {name}: {c.machine_note()} after its runs")
     heads = ["site", "run", "pages", "wall s", "CPU s", "pages/s", "same pages each run"]
     lines += [c.table(heads, rows), "", *ratios]
-    text = "\n".join(lines)
-    print(text)
-    c.save_results("fleet_bench", {"rows": rows, "ratios": ratios}, text)
-    return 0
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
