@@ -10,8 +10,9 @@ writer's bulk loop (:meth:`SeenUrls.first_seen`) costs ~0.44 µs per URL where t
 previous layout (65,536 buckets of 5-byte fingerprints searched with ``mmap.find``)
 cost 0.71 µs, which was 60 % of ``sitemapkit build``'s time on a URL list.
 
-Each used slot holds the URL's whole 64-bit ``hash()`` with its low byte replaced by
-the probe distance plus one (0 = empty).  The slot index minus the distance gives the
+Each used slot holds the URL's whole 64-bit ``hash()`` (signed, as ``hash`` gives it) with
+its low byte replaced by 255 minus the probe distance, so a slot's value is one ``|``
+away from the hash and never 0 (0 = empty).  The slot index minus the distance gives the
 home slot, whose index holds the low ``k >= 8`` bits of the hash, so the table knows
 every entry's full hash: it can grow (re-insert each entry into a larger table) and
 two URLs are taken for one only if their full 64-bit hashes match (about n²/2⁶⁵
@@ -44,16 +45,12 @@ MIN_BITS: Final = 13
 QUADRUPLE_BELOW: Final = 20
 #: Old-table slots re-inserted between two hand-backs of their memory (1 MB).
 GROW_CHUNK: Final = 1 << 17
-#: The hash bits kept in a slot; the low byte holds the probe distance + 1.
-HIGH: Final = 0xFFFF_FFFF_FFFF_FF00
-#: The low byte of a slot.
+#: The low byte of a slot: 255 minus the probe distance.
 DISTANCE: Final = 0xFF
 #: What :meth:`SeenUrls._probe` returns for a hash already there.
 FOUND: Final = -1
 #: ... and for one kept in the spill set (its probe run was too long for the byte).
 SPILLED: Final = -2
-#: A hash as the table spells it (unsigned 64 bits).
-FULL: Final = 0xFFFF_FFFF_FFFF_FFFF
 
 
 def _bits_for(expected: int) -> int:
@@ -82,7 +79,7 @@ class SeenUrls:
         # A private anonymous map: its pages cost memory only once written, and the
         # pages of an old table can be handed back while it is re-inserted (_grow).
         self.memory = mmap.mmap(-1, 8 << bits, flags=mmap.MAP_PRIVATE)
-        self.table = memoryview(self.memory).cast("Q")
+        self.table = memoryview(self.memory).cast("q")
         self.mask = (1 << bits) - 1
         self.limit = (3 << bits) >> 2  # grow beyond three quarters full
 
@@ -111,10 +108,9 @@ class SeenUrls:
             return slot
         if slot == FOUND:
             return FOUND
-        full = h & FULL
-        if full in self.spill:
+        if h in self.spill:
             return FOUND
-        self.spill.add(full)
+        self.spill.add(h)
         return SPILLED
 
     def _locate(self, h: int) -> tuple[int, int]:
@@ -124,7 +120,7 @@ class SeenUrls:
         """
         table, mask = self.table, self.mask
         i = h & mask
-        e = (h & HIGH) | 1
+        e = h | DISTANCE
         while True:
             v = table[i]
             if not v:
@@ -132,7 +128,7 @@ class SeenUrls:
             if v == e:
                 return FOUND, e
             i = (i + 1) & mask
-            e += 1
+            e -= 1
             if not e & DISTANCE:
                 return SPILLED, e
 
@@ -161,12 +157,12 @@ class SeenUrls:
         for j, v in enumerate(chunk, start):
             if not v:
                 continue
-            h = (v & 0xFFFF_FFFF_FFFF_FF00) | ((j - (v & 0xFF) + 1) & 0xFF)  # the full hash
+            h = (v & -256) | ((j - 255 + (v & 0xFF)) & 0xFF)  # the full hash, from its home
             i = h & mask
-            e = (h & 0xFFFF_FFFF_FFFF_FF00) | 1
+            e = h | 0xFF
             while table[i]:  # the entries are distinct: only an empty slot ends the run
                 i = (i + 1) & mask
-                e += 1
+                e -= 1
                 if not e & 0xFF:
                     spilled.add(h)
                     break
@@ -189,7 +185,7 @@ class SeenUrls:
         for loc in urls:
             h = hash(loc)
             i = h & mask
-            e = (h & 0xFFFF_FFFF_FFFF_FF00) | 1  # HIGH, spelled out: a global costs here
+            e = h | 0xFF  # DISTANCE, spelled out: a global costs here
             v = table[i]
             if not v:
                 table[i] = e
@@ -197,7 +193,7 @@ class SeenUrls:
                 continue
             while v != e:
                 i = (i + 1) & mask
-                e += 1
+                e -= 1
                 if not e & 0xFF:  # a run past the distance byte: _probe spills it
                     if self._probe(h) != FOUND:
                         keep(loc)
@@ -227,7 +223,7 @@ class SeenUrls:
             if slot == FOUND:
                 for i, x in zip(reversed(filled), reversed(hashes[:n]), strict=True):
                     if i == SPILLED:
-                        self.spill.discard(x & FULL)
+                        self.spill.discard(x)
                     else:
                         self.table[i] = 0
                 return False
@@ -238,7 +234,7 @@ class SeenUrls:
     def contains_hash(self, h: int) -> bool:
         """Whether the ``hash()`` value ``h`` is in the set."""
         slot = self._locate(h)[0]
-        return slot == FOUND or (slot == SPILLED and h & FULL in self.spill)
+        return slot == FOUND or (slot == SPILLED and h in self.spill)
 
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and self.contains_hash(hash(url))
