@@ -2,7 +2,7 @@
 
 Entries arrive one at a time from any (async) iterable; memory stays bounded
 by one part's body (spilled to a temporary file past a few MB) plus the
-duplicate fingerprints (:mod:`sitemapkit.fingerprints`, ~5.7 bytes per URL).
+duplicate fingerprints (:mod:`sitemapkit.fingerprints`, 10.7-21 bytes per URL).
 
 A part's namespace declarations must precede its body, yet which extensions a
 part uses is only known once it is complete.  So each part's body is
