@@ -216,6 +216,34 @@ class Outcome:
     #: The first screen of an indexable page (``--thumbnails``), stored with the page.
     thumbnail: Thumbnail | None = None
 
+    def update_values(self, url_id: int) -> tuple[object, ...]:
+        """The values of ``finish``'s ``UPDATE urls``, in the column order both stores use.
+
+        Why here: SQLite and PostgreSQL spell the statement in their own dialect, but
+        which fact goes to which column is one list (the fingerprint twice: compared,
+        then stored).
+        """
+        return (
+            self.status,
+            self.content_type,
+            self.title,
+            self.canonical,
+            1 if self.indexable else 0,
+            self.reason,
+            self.detail,
+            self.lastmod,
+            self.lastmod_source,
+            self.fetched_at,
+            self.bytes,
+            self.redirect_to,
+            self.outlinks,
+            self.etag,
+            self.last_modified,
+            self.fingerprint,
+            self.fingerprint,
+            url_id,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class LinkRow:

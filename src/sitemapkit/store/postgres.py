@@ -982,26 +982,7 @@ def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl:
         "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
         "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
         "fingerprint = %s WHERE id = %s",
-        (
-            outcome.status,
-            outcome.content_type,
-            outcome.title,
-            outcome.canonical,
-            1 if outcome.indexable else 0,
-            outcome.reason,
-            outcome.detail,
-            outcome.lastmod,
-            outcome.lastmod_source,
-            outcome.fetched_at,
-            outcome.bytes,
-            outcome.redirect_to,
-            outcome.outlinks,
-            outcome.etag,
-            outcome.last_modified,
-            outcome.fingerprint,
-            outcome.fingerprint,
-            url_id,
-        ),
+        outcome.update_values(url_id),
     )
     if outcome.alternates:
         conn.execute(

@@ -634,26 +634,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             "last_modified = ?, fingerprint_run = CASE WHEN fingerprint IS ? "
             "THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, fingerprint = ? "
             "WHERE id = ?",
-            (
-                outcome.status,
-                outcome.content_type,
-                outcome.title,
-                outcome.canonical,
-                1 if outcome.indexable else 0,
-                outcome.reason,
-                outcome.detail,
-                outcome.lastmod,
-                outcome.lastmod_source,
-                outcome.fetched_at,
-                outcome.bytes,
-                outcome.redirect_to,
-                outcome.outlinks,
-                outcome.etag,
-                outcome.last_modified,
-                outcome.fingerprint,
-                outcome.fingerprint,
-                url_id,
-            ),
+            outcome.update_values(url_id),
         )
         if outcome.alternates:
             conn.executemany(
