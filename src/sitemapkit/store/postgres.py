@@ -834,12 +834,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- IndexNow (the submission log's SQL is the SQLite store's) --------------------
     @_reads
     def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
-        return [
-            IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
-            for i, url, change, v in Qmark(self._now()).execute(
-                indexnow.PENDING_SQL, (after, after, limit)
-            )
-        ]
+        return indexnow.pending(Qmark(self._now()), after, limit)
 
     @_writes
     def record_submission(self, row: SubmissionRow, sent: Sequence[IndexNowChange]) -> None:
@@ -877,21 +872,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def submissions(self) -> list[SubmissionRow]:
-        return [
-            SubmissionRow(
-                float(at),
-                str(ep),
-                str(host),
-                int(n),
-                None if st is None else int(st),
-                bool(ok),
-                str(detail),
-            )
-            for at, ep, host, n, st, ok, detail in self._now().execute(
-                "SELECT at, endpoint, host, urls, status, accepted, detail "
-                "FROM indexnow_submissions ORDER BY id"
-            )
-        ]
+        return indexnow.submissions(Qmark(self._now()))
 
     @_streams
     def page_records(self) -> Iterator[PageRecord]:

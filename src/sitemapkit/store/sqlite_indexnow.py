@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store.base import IndexNowChange, SubmissionRow
 from sitemapkit.store.guard import guard
+from sitemapkit.store.sqlreader import SqlReader
 
 #: Schema migration 11: the IndexNow submission log.
 INDEXNOW_SCHEMA = """
@@ -61,6 +62,34 @@ PENDING_SQL = f"""
     ORDER BY 1 LIMIT ?
 """
 
+
+def pending(db: SqlReader, after: int, limit: int) -> list[IndexNowChange]:
+    """The URLs to submit after id ``after`` (both stores run this SQL)."""
+    return [
+        IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
+        for i, url, change, v in db.execute(PENDING_SQL, (after, after, limit))
+    ]
+
+
+def submissions(db: SqlReader) -> list[SubmissionRow]:
+    """Every request made, oldest first (both stores run this SQL)."""
+    return [
+        SubmissionRow(
+            float(at),
+            str(ep),
+            str(host),
+            int(n),
+            None if st is None else int(st),
+            bool(ok),
+            str(detail),
+        )
+        for at, ep, host, n, st, ok, detail in db.execute(
+            "SELECT at, endpoint, host, urls, status, accepted, detail "
+            "FROM indexnow_submissions ORDER BY id"
+        )
+    ]
+
+
 _writes = guard("write the IndexNow log", StoreWriteError)
 _reads = guard("read the IndexNow log", StoreError)
 
@@ -76,10 +105,7 @@ class IndexNowTables:
 
     @_reads
     def indexnow_pending(self, after: int, limit: int) -> list[IndexNowChange]:
-        return [
-            IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
-            for i, url, change, v in self._conn.execute(PENDING_SQL, (after, after, limit))
-        ]
+        return pending(self._conn, after, limit)
 
     @_writes
     def record_submission(self, row: SubmissionRow, sent: Sequence[IndexNowChange]) -> None:
@@ -99,18 +125,4 @@ class IndexNowTables:
 
     @_reads
     def submissions(self) -> list[SubmissionRow]:
-        return [
-            SubmissionRow(
-                float(at),
-                str(ep),
-                str(host),
-                int(n),
-                None if st is None else int(st),
-                bool(ok),
-                str(detail),
-            )
-            for at, ep, host, n, st, ok, detail in self._conn.execute(
-                "SELECT at, endpoint, host, urls, status, accepted, detail "
-                "FROM indexnow_submissions ORDER BY id"
-            )
-        ]
+        return submissions(self._conn)
