@@ -201,8 +201,10 @@ async def test_a_killed_parse_process_is_replaced_and_its_page_parsed_again(
 async def test_a_page_that_kills_every_parse_process_is_given_up(tmp_path: Path) -> None:
     with serve(_site) as port:
         base = f"http://127.0.0.1:{port}/"
-        crawler, kills = await _crawl_killing(base, tmp_path / "killed.sqlite", MAX_PARSE_ATTEMPTS)
-    assert kills == MAX_PARSE_ATTEMPTS
+        crawler, kills = await _crawl_killing(base, tmp_path / "killed.sqlite", None)
+    # Only a death while the page was alone counts an attempt; whether /big shared its
+    # first batch with other pages depends on timing, so one more kill may be needed.
+    assert MAX_PARSE_ATTEMPTS <= kills <= MAX_PARSE_ATTEMPTS + 1
     pages = _pages(tmp_path / "killed.sqlite")
     assert pages[base + "big"][0] == "parse-failed"
     assert pages[base + "p/3"] == (None, 200, 0)  # the rest of the crawl went on
