@@ -253,12 +253,18 @@ def test_a_fleet_step_that_meets_only_known_urls_takes_no_write_turn(
         assert set(known) == {"http://a/0", "http://a/1"}
         assert _turns_held(pg_url, schema) == 0
         one.add_links(known["http://a/0"][0], [LinkRow(known["http://a/1"][0], False, "a")])
+        assert not one.holds_turn()  # its writes may wait for the commit tick
         one.commit()
         found = one.lookup(["http://a/2", "http://a/new"])
         assert set(found) == {"http://a/2"}
         assert _turns_held(pg_url, schema) == 1  # something new: judged under the turn
+        assert one.holds_turn()  # committed at the end of the step
         one.add_urls([NewUrl("http://a/new", 2, None)])
         one.commit()
         assert _turns_held(pg_url, schema) == 0
+        assert not one.holds_turn()
+        one.requeue([(known["http://a/1"][0], 2)])  # a HELD row others may requeue too
+        assert one.holds_turn()
+        one.commit()
     finally:
         one.close()

@@ -427,6 +427,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._select(unsure, found)  # sent with the lock: one round trip
         return found
 
+    def holds_turn(self) -> bool:
+        return self._turn
+
     def _take_turn(self) -> None:
         """The fleet's write turn, until this transaction ends (kept for the next round trip)."""
         key = (APPLICATION_ID + 2, self.spec.schema)
@@ -538,6 +541,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not rows:
             return
         args = ([i for i, _ in rows], [d for _, d in rows])
+        if self._shared and not self._turn:
+            # Another worker may requeue the same row: under the turn, so that no worker
+            # waits on a row another holds while that one waits for the turn.
+            self._take_turn()
         self._write(
             lambda c: c.execute(
                 "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "
