@@ -169,3 +169,12 @@ def test_a_pages_new_urls_are_judged_with_one_read_of_the_shared_counters(
     with shared.judging(urls[:1]):  # the counts were stored: a later page sees them
         assert shared.check(f"{A}/calendar/1999/1", 1) == "trap-pattern"
     store.commit()
+
+
+def test_a_step_that_meets_a_new_url_holds_the_turn_until_its_commit(store: FleetStore) -> None:
+    """What the others wait for is committed at once (crawl/fleet.py ``_checkpoint``)."""
+    assert not store.holds_turn()
+    assert store.lookup([A + "/new"]) == {}
+    assert store.holds_turn()
+    store.commit()
+    assert not store.holds_turn()
