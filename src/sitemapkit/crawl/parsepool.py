@@ -159,7 +159,7 @@ class ProcessParser:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
-        with contextlib.suppress(OSError):  # refused (a sandbox): the pool works, unranked
+        with contextlib.suppress(OSError, AttributeError):  # refused, or no such call: unranked
             nicer = os.getpriority(os.PRIO_PROCESS, 0) + PARSE_NICENESS
             os.setpriority(os.PRIO_PROCESS, proc.pid, min(nicer, 19))
         self._procs[proc.pid] = proc
