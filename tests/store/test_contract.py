@@ -100,6 +100,7 @@ def test_counts_track_the_states(store: CrawlStore) -> None:
     expected = {"queued": 3, "claimed": 0, "done": 2, "held": 1}
     assert {k: counts[k] for k in expected} == expected
     assert (counts["fetched"], counts["indexable"], counts["errors"]) == (2, 1, 1)
+    assert counts["seen"] == 6 == len(list(store.page_records()))
     assert store.queued() == 3
 
 

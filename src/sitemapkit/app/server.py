@@ -332,14 +332,23 @@ async def pages(request: web.Request) -> web.Response:
     _need_store(paths)
     query = pages_mod.Query.from_params(request.query)
     compact = request.query.get("format") == "compact"
+    wait = request.query.get("wait") == "1"
 
     def read() -> dict[str, Any]:
-        records, found = request.app[PAGES].get(paths.db)
+        cache = request.app[PAGES]
+        if not compact and not wait and cache.peek(paths.db) is None:
+            first = pages_mod.first_slice(paths.db, query)
+            if first is not None:  # a first screen without waiting for the whole table
+                return first
+        records, found = cache.get(paths.db)
         if compact:
             return pages_mod.compact(records, query)
         return pages_mod.page_slice(records, found, query)
 
-    return web.json_response(await asyncio.to_thread(read))
+    answer = await asyncio.to_thread(read)
+    if answer.get("facets") is None and not compact and request.app[JOBS].state(paths) == "idle":
+        warm(request.app, paths)  # the rest of the table, while the first screen is drawn
+    return web.json_response(answer)
 
 
 async def pages_csv(request: web.Request) -> web.Response:

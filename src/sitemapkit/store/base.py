@@ -458,7 +458,8 @@ class CrawlStore(Protocol):
         ...
 
     def counts(self) -> dict[str, int]:
-        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``."""
+        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``,
+        and ``seen``: every URL (the rows :meth:`page_records` yields)."""
         ...
 
     def queued(self) -> int:

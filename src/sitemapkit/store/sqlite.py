@@ -824,6 +824,7 @@ def _counts(conn: SqlReader) -> dict[str, int]:
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
         out[names.get(int(state), "other")] = int(n)
+    out["seen"] = sum(out.values())  # every URL, as many as page_records yields
     row = conn.execute(
         "SELECT COUNT(fetched_at), "
         "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
