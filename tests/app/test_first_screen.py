@@ -6,10 +6,16 @@ unfiltered table in discovery order and the number of URLs take milliseconds.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from sitemapkit.store import open_store
 from sitemapkit.store.base import NewUrl, Outcome
+from sitemapkit.visual import preview
 
 from .conftest import start_client
 
@@ -63,3 +69,39 @@ async def test_the_first_rows_come_before_the_whole_table(tmp_path: Path) -> Non
     assert again["facets"] == whole["facets"]  # the table is loaded: every answer has them
     assert found["total"] == MISSING  # a filter never reads only the head
     assert all(r["reason"] == "http-404" for r in found["rows"])
+
+
+def _map_data(page: str) -> dict[str, Any]:
+    found = re.search(
+        r'<script id="sitemap-data" type="application/json">(.*?)</script>', page, re.S
+    )
+    assert found, page[:300]
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+async def test_a_big_map_shows_its_sections_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(preview, "PREVIEW_OVER", PAGES - 1)
+    ws = _workspace(tmp_path)
+    fresh = await start_client(ws)
+    try:
+        first = _map_data(await (await fresh.get(f"/api/sites/{SITE}/map")).text())
+        whole = _map_data(await (await fresh.get(f"/api/sites/{SITE}/map?whole=1")).text())
+        again = _map_data(await (await fresh.get(f"/api/sites/{SITE}/map")).text())
+    finally:
+        await fresh.close()
+    assert first["pages"] == whole["pages"] == PAGES
+    assert sum(first["w"].values()) == PAGES  # every page of the 7 sections, counted not drawn
+    assert len(first["k"]) == 8  # the host and its 7 sections
+    assert "w" not in whole
+    assert len(whole["k"]) > PAGES
+    assert again == whole  # built once, then served to every visit
+    monkeypatch.setattr(preview, "PREVIEW_OVER", PAGES)  # a store this small: the whole map
+    other = await start_client(ws)
+    try:
+        small = _map_data(await (await other.get(f"/api/sites/{SITE}/map")).text())
+    finally:
+        await other.close()
+    assert "w" not in small

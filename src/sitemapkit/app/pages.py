@@ -156,14 +156,18 @@ def facets(records: Iterable[PageRecord]) -> dict[str, dict[str, int]]:
 
 
 def store_stamp(db: Path) -> tuple[int, ...]:
-    """Time and size of the store and its WAL: equal stamps, same contents (a cache key)."""
+    """Time and size of the store and its WAL: equal stamps, same contents (a cache key).
+
+    An empty WAL counts as none: every reader that opens the store makes one (a new
+    time), and a stamp taken while another view reads would never match again.
+    """
     marks: list[int] = []
     for suffix in ("", "-wal"):
         try:
             st = Path(str(db) + suffix).stat()
-            marks += [st.st_mtime_ns, st.st_size]
         except OSError:
-            marks += [0, 0]
+            st = None
+        marks += [st.st_mtime_ns, st.st_size] if st is not None and st.st_size else [0, 0]
     return tuple(marks)
 
 

@@ -263,16 +263,23 @@ def warm(app: web.Application, paths: SitePaths) -> None:
     if not is_crawl_db(paths.db):
         return
 
-    def read() -> None:
+    behind(app, paths.id, lambda: app[PAGES].get(paths.db))
+
+
+def behind(app: web.Application, key: str, work: Callable[[], object]) -> None:
+    """Run ``work`` in a worker thread unless work of that ``key`` runs already (errors are
+    the view's to say when it asks); the server waits for it when it stops."""
+
+    def run() -> None:
         with contextlib.suppress(SitemapkitError):
-            app[PAGES].get(paths.db)
+            work()
 
     busy = app[WARMING]
-    if paths.id in busy:
+    if key in busy:
         return
-    task = asyncio.get_running_loop().create_task(asyncio.to_thread(read))
-    busy[paths.id] = task
-    task.add_done_callback(lambda _t: busy.pop(paths.id, None))
+    task = asyncio.get_running_loop().create_task(asyncio.to_thread(run))
+    busy[key] = task
+    task.add_done_callback(lambda _t: busy.pop(key, None))
 
 
 # -- views ----------------------------------------------------------------------------
@@ -295,8 +302,12 @@ def _need_store(paths: SitePaths) -> None:
 
 
 async def site_map(request: web.Request) -> web.Response:
+    """The map page.  A big store's first visit gets the sections first (a page of their
+    exact counts, :mod:`~sitemapkit.visual.preview`) while the whole map is built behind;
+    ``?whole=1`` waits for the whole map (the Map view asks, then shows it)."""
     paths = _paths(request)
     _need_store(paths)
+    maps = request.app[MAPS]
 
     def build() -> str:
         from sitemapkit.visual.page import render_html
@@ -304,8 +315,29 @@ async def site_map(request: web.Request) -> web.Response:
 
         return render_html(read_tree(str(paths.db)), title=f"{paths.id} site map")
 
-    text = await asyncio.to_thread(request.app[MAPS].get, paths.db, build)
+    if request.query.get("whole") != "1" and maps.peek(paths.db) is None:
+        first = await asyncio.to_thread(_first_screen, paths)
+        if first is not None:
+            behind(request.app, "map:" + paths.id, lambda: maps.get(paths.db, build))
+            return _html_with_own_csp(first)
+    text = await asyncio.to_thread(maps.get, paths.db, build)
     return _html_with_own_csp(text)
+
+
+def _first_screen(paths: SitePaths) -> str | None:
+    """The sections-first page of a store of more than ``PREVIEW_OVER`` URLs, else ``None``."""
+    from sitemapkit.store import open_store
+    from sitemapkit.visual.page import render_html
+    from sitemapkit.visual.preview import PREVIEW_OVER, preview_tree
+
+    store = open_store(paths.db, mode="read")
+    try:
+        seen = store.counts()["seen"]
+    finally:
+        store.close()
+    if seen <= PREVIEW_OVER:
+        return None
+    return render_html(preview_tree(str(paths.db)), title=f"{paths.id} site map")
 
 
 async def site_map_json(request: web.Request) -> web.Response:

@@ -488,6 +488,12 @@ class CrawlStore(Protocol):
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
         ...
 
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        """``(id, URL, out of scope)`` of every URL in :meth:`page_records`' order, spelling
+        and verdict (``reason == "out-of-scope"``), streamed: the app's first screen of a
+        map counts a 100,000-page site's sections without making a record per URL."""
+        ...
+
     def explain(self, url: str) -> Explanation | None:
         """Everything known about ``url`` (``--why``); ``None`` when never seen."""
         ...

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
-from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -69,10 +69,12 @@ from sitemapkit.store.postgres_schema import (
 )
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,
+    PAGE_URLS_SQL,
     REJUDGE_STALE,
     _counts,
     _explain,
     _record,
+    undecided,
 )
 from sitemapkit.urls import origin_of
 
@@ -879,6 +881,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
             yield _record(row)
+
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        for url_id, url, state, reason in self.stream(PAGE_URLS_SQL):
+            yield int(url_id), str(url), reason == OUT_OF_SCOPE and not undecided(state)
 
     @_reads
     def explain(self, url: str) -> Explanation | None:

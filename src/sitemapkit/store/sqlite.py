@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
-from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
@@ -776,6 +776,13 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             for row in rows:
                 yield _record(row)
 
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        cur = self._conn.execute(PAGE_URLS_SQL)
+        while rows := cur.fetchmany(5000):
+            for url_id, url, state, reason in rows:
+                yield int(url_id), str(url), reason == OUT_OF_SCOPE and not undecided(state)
+
     @_reads
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
@@ -906,11 +913,19 @@ _RECORD_SQL = (
 )
 
 
+#: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too).
+PAGE_URLS_SQL = "SELECT id, COALESCE(loc, url), state, reason FROM urls ORDER BY id"
+
+
+def undecided(state: object) -> bool:
+    """A URL this run has not decided yet: its reason reads as ``not-crawled``."""
+    return int(state) in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)  # type: ignore[call-overload]
+
+
 def _record(row: Sequence[object]) -> PageRecord:
-    state = int(row[13])  # type: ignore[call-overload]
     reason = row[6]
     indexable = bool(row[5])
-    if state in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE):
+    if undecided(row[13]):
         # Not decided in this run (an earlier run's verdict may still be in the row).
         reason, indexable = "not-crawled", False
     extra: dict[str, str] = {}
