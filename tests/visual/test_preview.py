@@ -16,7 +16,7 @@ import pytest
 from sitemapkit.store import open_store
 from sitemapkit.store.base import NewUrl, Outcome, UrlState
 from sitemapkit.visual.page import render_html
-from sitemapkit.visual.preview import preview_tree, split_rows
+from sitemapkit.visual.preview import preview_tree, split_rows, split_slowly
 from sitemapkit.visual.sources import read_tree
 from sitemapkit.visual.tree import Kind, SiteTree
 
@@ -55,7 +55,10 @@ def _store(db: Path) -> None:
 def trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[SiteTree, SiteTree]:
     db = tmp_path_factory.mktemp("preview") / "crawl.sqlite"
     _store(db)
-    return preview_tree(str(db)), read_tree(str(db))
+    assert preview_tree(str(db), over=len(TOP + DEEP + OUTSIDE + INSIDE_ELSEWHERE)) is None
+    first = preview_tree(str(db))
+    assert first is not None
+    return first, read_tree(str(db))
 
 
 def _level(tree: SiteTree, node: int) -> list[tuple[str, str, int, bool]]:
@@ -90,6 +93,20 @@ def test_deeper_urls_are_counted_not_placed() -> None:
     top, hidden = split_rows(rows)
     assert [i for i, _, _ in top] == [4, 5, 6, 7]
     assert hidden == {("https:", "shop.example", "a"): (HOME + "a/b", [2, 1])}
+
+
+def test_by_folder_equals_one_url_at_a_time() -> None:
+    """The fast split (per folder, C loops) against the plain one, on awkward URLs."""
+    shapes = ["", "a", "a/", "a/b", "a/b/", "a/b/c", "a//b", "a?x=/y", "a#f/g", "b/c?d=/e",
+              "%C3%A9/x", "a/b#c", "c/", "c/d/e/f/", "?q", "d"]  # fmt: skip
+    urls = [f"{scheme}://{host}/{shape}" for scheme in ("https", "http")
+            for host in ("h.example", "h.example:8080") for shape in shapes]  # fmt: skip
+    urls += ["mailto:x@example.com", "https://h.example", "weird"]
+    rows = [(n, u, n % 3 == 0) for n, u in enumerate(urls)]
+    for given in (rows, [*rows, (999, urls[3], True)]):  # the second spells a URL twice
+        fast, slow = split_rows(given), split_slowly(given)
+        assert fast[0] == slow[0]
+        assert {k: v[1] for k, v in fast[1].items()} == {k: v[1] for k, v in slow[1].items()}
 
 
 def _legend(page: Any) -> dict[str, int]:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import errno
+import importlib
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -38,6 +39,8 @@ JOBS = web.AppKey("jobs", Jobs)
 WATCHERS = web.AppKey("watchers", dict[str, Watcher])
 PAGES = web.AppKey("pages", pages_mod.PageCache)
 MAPS = web.AppKey("maps", MapCache)
+#: The sections-first page of each big map ("" for a small one: it has none).
+FIRSTS = web.AppKey("firsts", MapCache)
 GUARD = web.AppKey("guard", Guard)
 WARMING = web.AppKey("warming", dict[str, asyncio.Task[None]])
 _META_CSP = re.compile(r'http-equiv="Content-Security-Policy" content="([^"]*)"')
@@ -302,9 +305,10 @@ def _need_store(paths: SitePaths) -> None:
 
 
 async def site_map(request: web.Request) -> web.Response:
-    """The map page.  A big store's first visit gets the sections first (a page of their
-    exact counts, :mod:`~sitemapkit.visual.preview`) while the whole map is built behind;
-    ``?whole=1`` waits for the whole map (the Map view asks, then shows it)."""
+    """The map page.  A big store's map comes as its sections first (a small page of their
+    exact counts, :mod:`~sitemapkit.visual.preview`), the whole map built behind if it is
+    not yet; ``?whole=1`` waits for the whole map (the Map view asks, then shows it).
+    Both are kept until the store changes."""
     paths = _paths(request)
     _need_store(paths)
     maps = request.app[MAPS]
@@ -315,29 +319,23 @@ async def site_map(request: web.Request) -> web.Response:
 
         return render_html(read_tree(str(paths.db)), title=f"{paths.id} site map")
 
-    if request.query.get("whole") != "1" and maps.peek(paths.db) is None:
-        first = await asyncio.to_thread(_first_screen, paths)
-        if first is not None:
+    if request.query.get("whole") != "1":
+        firsts = request.app[FIRSTS]
+        first = await asyncio.to_thread(firsts.get, paths.db, lambda: _first_screen(paths))
+        if first:
             behind(request.app, "map:" + paths.id, lambda: maps.get(paths.db, build))
             return _html_with_own_csp(first)
     text = await asyncio.to_thread(maps.get, paths.db, build)
     return _html_with_own_csp(text)
 
 
-def _first_screen(paths: SitePaths) -> str | None:
-    """The sections-first page of a store of more than ``PREVIEW_OVER`` URLs, else ``None``."""
-    from sitemapkit.store import open_store
+def _first_screen(paths: SitePaths) -> str:
+    """The sections-first page of a store of more than ``PREVIEW_OVER`` URLs, else ``""``."""
+    from sitemapkit.visual import preview
     from sitemapkit.visual.page import render_html
-    from sitemapkit.visual.preview import PREVIEW_OVER, preview_tree
 
-    store = open_store(paths.db, mode="read")
-    try:
-        seen = store.counts()["seen"]
-    finally:
-        store.close()
-    if seen <= PREVIEW_OVER:
-        return None
-    return render_html(preview_tree(str(paths.db)), title=f"{paths.id} site map")
+    tree = preview.preview_tree(str(paths.db), over=preview.PREVIEW_OVER)
+    return "" if tree is None else render_html(tree, title=f"{paths.id} site map")
 
 
 async def site_map_json(request: web.Request) -> web.Response:
@@ -511,12 +509,16 @@ async def publish(request: web.Request) -> web.Response:
 
 def make_app(workspace: Workspace, guard: Guard) -> web.Application:
     """The whole server: guard first, then errors as JSON, then the routes of API.md."""
+    # what the first Map visit needs is imported as the server starts, not on that visit
+    importlib.import_module("sitemapkit.visual.page")
+    importlib.import_module("sitemapkit.visual.preview")
     app = web.Application(middlewares=[guard_middleware(guard), errors_middleware])
     app[WS] = workspace
     app[GUARD] = guard
     app[WATCHERS] = {}
     app[PAGES] = pages_mod.PageCache()
     app[MAPS] = MapCache()
+    app[FIRSTS] = MapCache()
     app[WARMING] = {}
     app[JOBS] = Jobs(on_change=lambda site_id: job_changed(app, site_id))
     app.on_response_prepare.append(add_headers)

@@ -490,8 +490,9 @@ class CrawlStore(Protocol):
 
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
         """``(id, URL, out of scope)`` of every URL in :meth:`page_records`' order, spelling
-        and verdict (``reason == "out-of-scope"``), streamed: the app's first screen of a
-        map counts a 100,000-page site's sections without making a record per URL."""
+        and verdict (``reason == "out-of-scope"``; a true value, 1 in SQLite), streamed:
+        the app's first screen of a map counts a 100,000-page site's sections without
+        making a record per URL."""
         ...
 
     def explain(self, url: str) -> Explanation | None:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
-from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
+from sitemapkit.model import Alternate, PageRecord
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -74,7 +74,6 @@ from sitemapkit.store.sqlite import (
     _counts,
     _explain,
     _record,
-    undecided,
 )
 from sitemapkit.urls import origin_of
 
@@ -884,8 +883,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_streams
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
-        for url_id, url, state, reason in self.stream(PAGE_URLS_SQL):
-            yield int(url_id), str(url), reason == OUT_OF_SCOPE and not undecided(state)
+        for url_id, url, outside in self.stream(PAGE_URLS_SQL):
+            yield int(url_id), str(url), bool(outside)
 
     @_reads
     def explain(self, url: str) -> Explanation | None:

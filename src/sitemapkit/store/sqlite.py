@@ -780,8 +780,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
         cur = self._conn.execute(PAGE_URLS_SQL)
         while rows := cur.fetchmany(5000):
-            for url_id, url, state, reason in rows:
-                yield int(url_id), str(url), reason == OUT_OF_SCOPE and not undecided(state)
+            yield from rows
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
@@ -913,13 +912,20 @@ _RECORD_SQL = (
 )
 
 
-#: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too).
-PAGE_URLS_SQL = "SELECT id, COALESCE(loc, url), state, reason FROM urls ORDER BY id"
+#: States of a URL this run has not decided yet: its reason reads as ``not-crawled``.
+UNDECIDED = (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)
+
+#: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too): the
+#: verdict is made by the database, a Python step per row cost more than the read.
+PAGE_URLS_SQL = (
+    f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
+    f"({', '.join(str(int(s)) for s in UNDECIDED)})) FROM urls ORDER BY id"
+)
 
 
 def undecided(state: object) -> bool:
-    """A URL this run has not decided yet: its reason reads as ``not-crawled``."""
-    return int(state) in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)  # type: ignore[call-overload]
+    """A URL this run has not decided yet (one of :data:`UNDECIDED`)."""
+    return int(state) in UNDECIDED  # type: ignore[call-overload]
 
 
 def _record(row: Sequence[object]) -> PageRecord:

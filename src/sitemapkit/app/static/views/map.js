@@ -18,7 +18,7 @@ export function mount(main, ctx) {
   function showWhole() {
     whole.hidden = true;
     note.textContent = '';
-    frame.src = src + '?t=' + Date.now();
+    frame.src = src + '?whole=1&t=' + Date.now();
   }
   function firstScreen() {
     if (waiting) { return; }
