@@ -36,6 +36,7 @@ export function mount(main, ctx) {
   frame.addEventListener('load', () => {
     const doc = frame.contentDocument;
     if (!doc || doc.documentElement.getAttribute('data-preview') !== '1') { waiting = false; ready = false; return; }
+    touched = false; wanted = false;
     // a hand on the sections keeps them until asked: the swap would lose what it did
     doc.addEventListener('pointerdown', () => { touched = true; }, true);
     doc.addEventListener('keydown', () => { touched = true; }, true);
