@@ -17,7 +17,7 @@ from sitemapkit.store import open_store
 from sitemapkit.store.base import NewUrl, Outcome
 from sitemapkit.visual.preview import PREVIEW_OVER
 
-from .test_browser import browser, pw  # noqa: F401  (fixtures)
+from .test_browser import browser  # noqa: F401  (the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

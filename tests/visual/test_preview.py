@@ -20,7 +20,7 @@ from sitemapkit.visual.preview import preview_tree, split_rows, split_slowly
 from sitemapkit.visual.sources import read_tree
 from sitemapkit.visual.tree import Kind, SiteTree
 
-from .test_browser import CHROMIUM_ARGS, browser, pw  # noqa: F401  (fixtures)
+from .test_browser import browser, pw  # noqa: F401  (fixtures)
 
 HOME = "https://shop.example/"
 TOP = ["", "about", "docs", "blog/", "p2", "p10", "search?q=1", "Caf%C3%A9"]
