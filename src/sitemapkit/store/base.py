@@ -627,6 +627,16 @@ class FleetStore(CrawlStore, Protocol):
         """Register a live worker (``name`` says where it runs); its id."""
         ...
 
+    def holds_turn(self) -> bool:
+        """Whether this worker's open transaction holds what the others wait for.
+
+        SQLite: its write lock (any write takes it).  PostgreSQL: the fleet's write
+        turn, taken only by a step that meets new URLs or requeues a ``HELD`` one.  A
+        worker commits at once when this is true; otherwise its writes (its own
+        pages' rows and links) wait for the next commit tick, as a lone crawl's do.
+        """
+        ...
+
     def heartbeat(self, worker: int, now: float, ttl: float) -> bool:
         """Renew the worker's leases until ``now + ttl``; False when it was reaped meanwhile."""
         ...
