@@ -69,6 +69,7 @@ from sitemapkit.store.postgres_schema import (
 )
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,
+    PAGE_URLS_SQL,
     REJUDGE_STALE,
     _counts,
     _explain,
@@ -897,6 +898,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
             yield _record(row)
+
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        for url_id, url, outside in self.stream(PAGE_URLS_SQL):
+            yield int(url_id), str(url), bool(outside)
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
