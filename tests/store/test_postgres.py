@@ -7,6 +7,7 @@ second session.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 
@@ -200,3 +201,70 @@ def test_a_write_the_server_refuses_is_one_store_error_line(pg_spec: str) -> Non
         assert store.get_meta("k") == "v"
     finally:
         store.close()
+
+
+def test_a_connection_lost_mid_stream_is_one_store_error_line(pg_url: str, pg_spec: str) -> None:
+    """A streamed read is not retried (its first rows were given): one line, no traceback."""
+    store = open_store(pg_spec)
+    try:
+        store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in range(2500)])
+        store.commit()
+        rows = store.page_records()
+        assert next(rows).url == "http://a/0"  # the first batch of the server-side cursor
+        assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+        with pytest.raises(StoreError) as info:
+            list(rows)
+        message = str(info.value)
+        assert message.startswith(f"{parse_spec(pg_spec).name}: cannot read the crawl state: ")
+        assert "\n" not in message
+    finally:
+        store.rollback()
+        with contextlib.suppress(StoreError):  # its last commit finds the connection gone
+            store.close()
+
+
+def _turns_held(pg_url: str, schema: str) -> int:
+    """Fleet write turns (transaction advisory locks) held on ``schema`` right now."""
+    from sitemapkit.store.sqlite import APPLICATION_ID
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND classid = %s::oid AND objid = hashtext(%s)::oid",
+            (APPLICATION_ID + 2, schema),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_fleet_step_that_meets_only_known_urls_takes_no_write_turn(
+    pg_url: str, pg_spec: str
+) -> None:
+    """The turn serialises the fleet's page steps; most pages meet no new URL and
+    must not wait for (nor hold up) the others."""
+    from sitemapkit.store.postgres import PostgresStore
+
+    schema = parse_spec(pg_spec).schema
+    one = PostgresStore(pg_spec, mode="open", shared=True)
+    try:
+        one.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(3)])
+        one.commit()
+        known = one.lookup(["http://a/0", "http://a/1"])
+        assert set(known) == {"http://a/0", "http://a/1"}
+        assert _turns_held(pg_url, schema) == 0
+        one.add_links(known["http://a/0"][0], [LinkRow(known["http://a/1"][0], False, "a")])
+        assert not one.holds_turn()  # its writes may wait for the commit tick
+        one.commit()
+        found = one.lookup(["http://a/2", "http://a/new"])
+        assert set(found) == {"http://a/2"}
+        assert _turns_held(pg_url, schema) == 1  # something new: judged under the turn
+        assert one.holds_turn()  # committed at the end of the step
+        one.add_urls([NewUrl("http://a/new", 2, None)])
+        one.commit()
+        assert _turns_held(pg_url, schema) == 0
+        assert not one.holds_turn()
+        one.requeue([(known["http://a/1"][0], 2)])  # a HELD row others may requeue too
+        assert one.holds_turn()
+        one.commit()
+    finally:
+        one.close()
