@@ -70,6 +70,7 @@ from sitemapkit.store.postgres_schema import (
 )
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,
+    PAGE_URLS_SQL,
     REJUDGE_STALE,
     _counts,
     _explain,
@@ -399,11 +400,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- frontier -----------------------------------------------------------------
     @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
-        """Id and state of the known ``urls``; shared, it also starts this worker's turn.
+        """Id and state of the known ``urls``; shared, it may start this worker's turn.
 
-        A fleet worker's page step (look its links up, judge them with the shared trap
-        counters, add them) holds a transaction advisory lock until the commit that
-        ends the step, so no other worker interleaves (SQLite's ``BEGIN IMMEDIATE``).
+        A fleet worker's page step that meets new URLs (judge them with the shared
+        trap counters, add them) holds a transaction advisory lock until the commit
+        that ends the step, so no other worker interleaves (SQLite's ``BEGIN
+        IMMEDIATE``).  A step whose URLs are all known (and not ``STALE``) needs no
+        turn: its writes touch its own page's row and links, and requeueing a
+        ``HELD`` URL twice is the same as once.  Most steps are such (the JDK docs
+        meet about one new URL a page, in a few index pages), so they look up without
+        the lock; only when something is new is the lock taken and the new ones looked
+        up again under it (another worker may have added them meanwhile).
         """
         found: dict[str, tuple[int, UrlState]] = {}
         missing = [u for u in urls if u not in self._cache]
@@ -411,15 +418,25 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             hit = self._cache.get(url)
             if hit is not None:
                 found[url] = hit
-        if self._shared and not self._turn:
-            key = (APPLICATION_ID + 2, self.spec.schema)
-            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
-            self._turn = True
-            if not missing:
-                self._now()
         if missing:
             self._select(missing, found)
+        if self._shared and not self._turn:
+            unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
+            if unsure:
+                self._take_turn()
+                for url in unsure:
+                    found.pop(url, None)
+                self._select(unsure, found)  # sent with the lock: one round trip
         return found
+
+    def holds_turn(self) -> bool:
+        return self._turn
+
+    def _take_turn(self) -> None:
+        """The fleet's write turn, until this transaction ends (kept for the next round trip)."""
+        key = (APPLICATION_ID + 2, self.spec.schema)
+        self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+        self._turn = True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
@@ -526,6 +543,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not rows:
             return
         args = ([i for i, _ in rows], [d for _, d in rows])
+        if self._shared and not self._turn:
+            # Another worker may requeue the same row: under the turn, so that no worker
+            # waits on a row another holds while that one waits for the turn.
+            self._take_turn()
         self._write(
             lambda c: c.execute(
                 "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "
@@ -837,6 +858,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
             yield _record(row)
+
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        for url_id, url, outside in self.stream(PAGE_URLS_SQL):
+            yield int(url_id), str(url), bool(outside)
 
     @_reads
     def explain(self, url: str) -> Explanation | None:

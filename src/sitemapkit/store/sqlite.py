@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
-from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store import crawl_reads
 from sitemapkit.store.base import (
     Claimed,
@@ -738,6 +738,12 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             for row in rows:
                 yield _record(row)
 
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        cur = self._conn.execute(PAGE_URLS_SQL)
+        while rows := cur.fetchmany(5000):
+            yield from rows
+
     @_reads
     def explain(self, url: str) -> Explanation | None:
         return _explain(self._conn, url)
@@ -786,6 +792,7 @@ def _counts(conn: SqlReader) -> dict[str, int]:
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
         out[names.get(int(state), "other")] = int(n)
+    out["seen"] = sum(out.values())  # every URL, as many as page_records yields
     row = conn.execute(
         "SELECT COUNT(fetched_at), "
         "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
@@ -867,11 +874,26 @@ _RECORD_SQL = (
 )
 
 
+#: States of a URL this run has not decided yet: its reason reads as ``not-crawled``.
+UNDECIDED = (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)
+
+#: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too): the
+#: verdict is made by the database, a Python step per row cost more than the read.
+PAGE_URLS_SQL = (
+    f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
+    f"({', '.join(str(int(s)) for s in UNDECIDED)})) FROM urls ORDER BY id"
+)
+
+
+def undecided(state: object) -> bool:
+    """A URL this run has not decided yet (one of :data:`UNDECIDED`)."""
+    return int(state) in UNDECIDED  # type: ignore[call-overload]
+
+
 def _record(row: Sequence[object]) -> PageRecord:
-    state = int(row[13])  # type: ignore[call-overload]
     reason = row[6]
     indexable = bool(row[5])
-    if state in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE):
+    if undecided(row[13]):
         # Not decided in this run (an earlier run's verdict may still be in the row).
         reason, indexable = "not-crawled", False
     extra: dict[str, str] = {}

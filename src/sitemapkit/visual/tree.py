@@ -273,6 +273,9 @@ class SiteTree:
         self.rows = array("i")  # row of the node's page in cols, -1 for virtual nodes
         self.kids: list[array[int] | None] = []
         self.overrides: dict[int, str] = {}  # node -> URL the path cannot rebuild
+        #: node -> pages below it that this tree does not hold (the app's first screen of
+        #: a big map, :mod:`~sitemapkit.visual.preview`); empty for a whole tree
+        self.cut: dict[int, int] = {}
         self.strings: list[str] = [""]
         self.cols: dict[str, list[Any]] = {}  # only columns some page has a value for
         self.canonical: dict[int, str] = {}  # by row
