@@ -458,7 +458,8 @@ class CrawlStore(Protocol):
         ...
 
     def counts(self) -> dict[str, int]:
-        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``."""
+        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``,
+        and ``seen``: every URL (the rows :meth:`page_records` yields)."""
         ...
 
     def queued(self) -> int:
@@ -485,6 +486,13 @@ class CrawlStore(Protocol):
 
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
+        ...
+
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        """``(id, URL, out of scope)`` of every URL in :meth:`page_records`' order, spelling
+        and verdict (``reason == "out-of-scope"``; a true value, 1 in SQLite), streamed:
+        the app's first screen of a map counts a 100,000-page site's sections without
+        making a record per URL."""
         ...
 
     def explain(self, url: str) -> Explanation | None:
