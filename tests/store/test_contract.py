@@ -379,6 +379,41 @@ def test_change_records_compare_any_two_runs(store: CrawlStore) -> None:
     assert store.url_history("http://a/never") == []
 
 
+def test_runs_their_figures_and_the_notes_pages_carry(store: CrawlStore) -> None:
+    from sitemapkit.store.base import RunFigures
+
+    assert (store.runs(), store.run_started(), store.note_counts()) == ([], None, {})
+    first = _crawl_run(store, {"http://a/": "Home"})
+    second = store.start_run(1_700_000_500.0)
+    ids = store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in (1, 2)])
+    notes = (("links-capped", "500 links kept of 900"),)
+    for url in ("http://a/2", "http://a/1"):
+        store.finish(ids[url][0], Outcome(status=200, indexable=True, notes=notes))
+    store.end_run("stopped:max-pages", 1_700_000_600.0, RunFigures(pages=2, bytes=300))
+    store.commit()
+    assert store.run_started() == 1_700_000_500.0
+    (one, two) = store.runs()
+    assert (one.id, one.state, one.started_at, one.ended_at) == (
+        first,
+        "finished",
+        1_700_000_000.0,
+        1_700_000_100.0,
+    )
+    assert (two.id, two.state, two.pages, two.bytes, two.not_modified, two.tracked) == (
+        second,
+        "stopped:max-pages",
+        2,
+        300,
+        0,
+        True,
+    )
+    assert store.note_counts() == {"links-capped": (2, "http://a/1")}
+    assert list(store.noted("links-capped")) == [
+        ("http://a/2", "500 links kept of 900"),
+        ("http://a/1", "500 links kept of 900"),
+    ]
+
+
 def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None:
     _crawl_run(store, {"http://a/": "Home"})
     run = _crawl_run(store, {"http://a/": "Home 2"}, end="interrupted")

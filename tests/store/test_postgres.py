@@ -8,8 +8,10 @@ second session.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -268,3 +270,36 @@ def test_a_fleet_step_that_meets_only_known_urls_takes_no_write_turn(
         one.commit()
     finally:
         one.close()
+
+
+#: Tables where PostgreSQL keeps insertion order in an ``id`` column (SQLite: ``rowid``).
+_ROWID_TABLES = frozenset({"alternates", "images", "links", "notes"})
+
+
+def test_both_stores_hold_the_same_tables_and_columns(
+    tmp_path: Path, pg_url: str, pg_spec: str
+) -> None:
+    """The two schemas are written in two dialects: this keeps their columns from drifting."""
+    open_store(tmp_path / "crawl.sqlite").close()
+    open_store(pg_spec).close()
+    lite = sqlite3.connect(tmp_path / "crawl.sqlite")
+    try:
+        tables = [
+            str(t) for (t,) in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        sqlite_columns = {
+            t: {str(row[1]) for row in lite.execute(f"PRAGMA table_info({t})")} for t in tables
+        }
+    finally:
+        lite.close()
+    pg_columns: dict[str, set[str]] = {}
+    with psycopg.connect(pg_url) as admin:
+        for table, column in admin.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = %s",
+            (parse_spec(pg_spec).schema,),
+        ):
+            pg_columns.setdefault(str(table), set()).add(str(column))
+    for table in _ROWID_TABLES:
+        pg_columns[table].discard("id")
+    assert pg_columns == sqlite_columns
