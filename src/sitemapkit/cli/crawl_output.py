@@ -114,14 +114,19 @@ def write_sitemap_set(
     ``--why``, the inventory and the summary show it.
     """
     from sitemapkit.crawl.engine import sitemap_entries
+    from sitemapkit.crawl.stamp import build_stamp
 
     options = WriterOptions(
         base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
     )
+    stamp = build_stamp(store)
     writer = _NotingWriter(out_dir, options)
     with writer:
-        writer.add_all(sitemap_entries(store, images=images))
+        omit = stamp.value if stamp is not None else None
+        writer.add_all(sitemap_entries(store, images=images, omit_lastmod=omit))
         result = writer.commit()
+    if stamp is not None:
+        result.warnings.append(stamp.note())
     store.add_notes(writer.left)
     store.commit()
     return result

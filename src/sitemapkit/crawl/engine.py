@@ -925,12 +925,18 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
     )
 
 
-def sitemap_entries(store: CrawlStore, *, images: bool = False) -> Iterator[UrlEntry]:
-    """The crawl's sitemap as :class:`UrlEntry` values, in discovery order."""
+def sitemap_entries(
+    store: CrawlStore, *, images: bool = False, omit_lastmod: str | None = None
+) -> Iterator[UrlEntry]:
+    """The crawl's sitemap as :class:`UrlEntry` values, in discovery order.
+
+    ``omit_lastmod`` is a build stamp (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
+    dated exactly that are written without a lastmod.
+    """
     for row in store.sitemap_rows():
         yield UrlEntry(
             loc=row.url,
-            lastmod=row.lastmod,
+            lastmod=None if row.lastmod == omit_lastmod else row.lastmod,
             alternates=row.alternates,
             images=tuple(Image(loc) for loc in row.images) if images else (),
         )
