@@ -58,11 +58,11 @@ def published_urls(out_dir: Path) -> tuple[Path, int] | None:
     local copies beside it.  ``None`` when there is no set, or it cannot be read
     (then there is nothing to protect).
     """
-    from sitemapkit.read.reader import iter_locs
-
     for name in ("sitemap.xml", "sitemap.xml.gz"):
         root = out_dir / name
         if root.is_file():
+            from sitemapkit.read.reader import iter_locs  # only when there is a set to read
+
             try:
                 return root, sum(len(batch) for batch in iter_locs(str(root)))
             except (SitemapkitError, OSError):
