@@ -30,7 +30,7 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -931,17 +931,17 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
 
 
 def sitemap_entries(
-    store: CrawlStore, *, images: bool = False, omit_lastmod: str | None = None
+    store: CrawlStore, *, images: bool = False, omit_lastmod: Collection[str] = ()
 ) -> Iterator[UrlEntry]:
     """The crawl's sitemap as :class:`UrlEntry` values, in discovery order.
 
-    ``omit_lastmod`` is a build stamp (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
-    dated exactly that are written without a lastmod.
+    ``omit_lastmod`` are build stamps (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
+    dated exactly one of them are written without a lastmod.
     """
     for row in store.sitemap_rows():
         yield UrlEntry(
             loc=row.url,
-            lastmod=None if row.lastmod == omit_lastmod else row.lastmod,
+            lastmod=None if row.lastmod in omit_lastmod else row.lastmod,
             alternates=row.alternates,
             images=tuple(Image(loc) for loc in row.images) if images else (),
         )
