@@ -72,6 +72,7 @@ def row(m: c.Measurement, found: set[str], want: set[str]) -> list[object]:
     return [
         m.label,
         f"{m.wall_s:.1f}",
+        f"{m.cpu_s:.1f}",
         f"{pps:.1f}",
         len(found),
         len(found ^ want),
@@ -95,7 +96,7 @@ def main() -> int:
     work = c.SCRATCH / "render"
     work.mkdir(parents=True, exist_ok=True)
     crawlee_bin = None if args.skip_peers else c.scratch_venv("crawlee", [CRAWLEE])
-    header = ["run", "wall s", "pages/s", "URLs", "diff vs site", "peak MB"]
+    header = ["run", "wall s", "CPU s", "pages/s", "URLs", "diff vs site", "peak MB"]
     results: dict[str, object] = {"machine": c.machine_note()}
     text: list[str] = [c.machine_note()]
 
@@ -128,10 +129,11 @@ def main() -> int:
             if "networkidle" in runs:
                 (om, of), (pm, pf) = runs["ours"], runs["networkidle"]
                 speed = (len(of) / om.wall_s) / (len(pf) / pm.wall_s) if pf and of else 0.0
+                cpu = (len(of) / om.cpu_s) / (len(pf) / pm.cpu_s) if om.cpu_s and pm.cpu_s else 0.0
                 same = of == want and pf == want
                 text.append(
-                    f"pages/s ours / crawlee: {speed:.2f}x (target >= 1.5x, same URL set: {same}): "
-                    f"{c.verdict(speed >= 1.5 and same)}"
+                    f"pages/s ours / crawlee: {speed:.2f}x (pages per CPU second {cpu:.2f}x; "
+                    f"target >= 1.5x, same URL set: {same}): {c.verdict(speed >= 1.5 and same)}"
                 )
                 results["spa"] = {"ratio": speed, "same_urls": same}
             results["spa_runs"] = {k: v[0].as_dict() for k, v in runs.items()}
@@ -153,10 +155,11 @@ def main() -> int:
                 )
             )
             speed = wm.wall_s / am.wall_s if am.wall_s else 0.0
+            cpu = wm.cpu_s / am.cpu_s if am.cpu_s else 0.0
             same = afound == wfound == want
             text.append(
-                f"auto vs always: {speed:.2f}x faster (target >= 5x, same URL set: {same}): "
-                f"{c.verdict(speed >= 5 and same)}"
+                f"auto vs always: {speed:.2f}x faster ({cpu:.2f}x less CPU; target >= 5x, "
+                f"same URL set: {same}): {c.verdict(speed >= 5 and same)}"
             )
             results["mixed"] = {
                 "ratio": speed,
