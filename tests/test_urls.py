@@ -56,3 +56,17 @@ def test_scope() -> None:
     assert scope.check("https://www.example.com/blog/x") == "loc-other-host"
     assert scope.check("https://example.com:8443/blog/x") == "loc-other-host"
     assert Scope.of("https://example.com:443/").origin == "https://example.com"
+
+
+@pytest.mark.parametrize(
+    ("iri", "uri"),
+    [
+        ("http://➡.ws/b", "http://xn--hgi.ws/b"),
+        ("http://i❤️.ws/", "http://xn--i-7iq.ws/"),
+        ("http://xn--hgi.ws/b", "http://xn--hgi.ws/b"),
+    ],
+)
+def test_symbol_and_emoji_hosts_take_the_idna_2003_form(iri: str, uri: str) -> None:
+    """IDNA 2008 refuses them, browsers and w3lib reach them: the writer writes them, as
+    the crawler follows them (one fallback, urls.idna2003)."""
+    assert iri_to_uri(iri) == uri

@@ -83,11 +83,30 @@ def _host_to_ascii(host: str, original: str) -> str:
     try:
         return idna.encode(host, uts46=True).decode("ascii")
     except idna.IDNAError as exc:
+        fallback = idna2003(host)
+        if fallback is not None:
+            return fallback
         raise InputError(
             f'"{original}" has a host that is not a valid IDN: {exc}',
             rule="loc-not-absolute",
             value=original,
         ) from exc
+
+
+def idna2003(host: str) -> str | None:
+    """``host`` through IDNA 2003 (Python's ``idna`` codec), or ``None``.
+
+    IDNA 2008 refuses symbols and emoji (``➡.ws``, ``i❤️.ws``), but browsers' UTS 46
+    mapping (and w3lib, and Scrapy) still reach those registered names: the writer and the
+    crawler take them too, through this one fallback.
+    """
+    try:
+        if host.isascii():  # an A-label ("xn--hgi") must decode to be one
+            host.encode("ascii").decode("idna")
+            return host
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
 
 
 @lru_cache(maxsize=65536)

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from headless import chromium, playwright
 from sitemapkit.app.launch import served_app
 from sitemapkit.demo.server import serve_demo
-from sitemapkit.render.browser import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,28 +32,10 @@ WAIT_MS = 90_000
 
 
 @pytest.fixture(scope="module")
-def pw() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: run `make system-deps`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        yield playwright
-
-
-@pytest.fixture(scope="module")
-def browser(pw: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    ctx = pw.chromium.launch_persistent_context(
-        str(tmp_path_factory.mktemp("chromium-profile")),
-        executable_path=CHROMIUM,
-        args=list(CHROMIUM_ARGS),
-        headless=True,
-        accept_downloads=True,
-        viewport={"width": 1280, "height": 800},
-    )
-    try:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with playwright() as driver, chromium(driver, profile, accept_downloads=True) as ctx:
         yield ctx
-    finally:
-        ctx.close()
 
 
 @pytest.fixture(scope="module")

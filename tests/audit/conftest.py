@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from audit.audit_site import AuditSite, serve_audit_site
+from headless import chromium, playwright
 
 
 @pytest.fixture
@@ -15,30 +16,17 @@ def audit_site() -> Iterator[AuditSite]:
         yield served
 
 
-CHROMIUM = "/usr/bin/chromium"
-
-
 @pytest.fixture
 def pw_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[object, list[str]]]:
     """A page in Debian's headless Chromium and the console errors it logs."""
-    from pathlib import Path
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: run `make system-deps`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+    profile = tmp_path_factory.mktemp("chromium-audit")
+    with playwright() as driver, chromium(driver, profile) as ctx:
+        page = ctx.new_page()
+        page.set_default_timeout(10_000)
+        errors: list[str] = []
+        page.on(
+            "console",
+            lambda m: errors.append(m.text) if m.type in ("error", "warning") else None,
         )
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(10_000)
-            errors: list[str] = []
-            page.on(
-                "console",
-                lambda m: errors.append(m.text) if m.type in ("error", "warning") else None,
-            )
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            yield page, errors
-        finally:
-            browser.close()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        yield page, errors

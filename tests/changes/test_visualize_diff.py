@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+import headless
 from changes.changed_site import ADDED, NOINDEX, REMOVED, expected
 from crawl.changing_site import ChangingSite
 from sitemapkit.changes.mapped import diff_records
 from sitemapkit.cli import main
 from sitemapkit.visual.tree import SiteTree
-from visual.test_browser import CHROMIUM, CHROMIUM_ARGS
 
 
 def states(db: Path, base: str) -> dict[str, str]:
@@ -60,21 +60,8 @@ def test_a_diff_ending_before_the_last_run_or_of_a_sitemap_is_refused(
 
 @pytest.fixture
 def chromium(tmp_path: Path) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: run `make system-deps`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        ctx = pw.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 800},
-        )
-        try:
-            yield ctx
-        finally:
-            ctx.close()
+    with headless.playwright() as driver, headless.chromium(driver, tmp_path / "profile") as ctx:
+        yield ctx
 
 
 @pytest.mark.browser

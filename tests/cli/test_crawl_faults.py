@@ -12,7 +12,6 @@ import csv
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,16 +19,13 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from cli.crawl_process import cli
 from cli.raw_http import closed_port, response, serve_raw, trickle
 from crawl.fixture_site import EXPECTED_SITEMAP_PATHS, FixtureSite, serve
 from sitemapkit.cli import main
 from sitemapkit.cli.crawl_output import ShrinkError, check_shrink, published_urls
 from sitemapkit.cli.display import shorten
 from sitemapkit.write.writer import WriterOptions, write_sitemaps
-
-
-def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", *args]
 
 
 def inventory(out: Path) -> dict[str, dict[str, str]]:

@@ -16,11 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +24,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from cli.crawl_process import kill_at, run, start, wait_until
 from crawl.fixture_site import serve
 from sitemapdata.mounts import tmpfs
 from sitemapkit.model import PageRecord
@@ -87,13 +84,6 @@ def served(site: TreeSite) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/"
 
 
-def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", *args]
-
-
-ENV = {**os.environ, "PYTHONUNBUFFERED": "1"}
-
-
 def fetched(db: Path) -> list[PageRecord]:
     """The URLs the crawl in ``db`` has fetched so far (read while it runs; none if unreadable)."""
     try:
@@ -102,27 +92,14 @@ def fetched(db: Path) -> list[PageRecord]:
         return []
 
 
-def wait_for(db: Path, n: int, proc: subprocess.Popen[str], timeout: float = 60) -> int:
+def wait_for(db: Path, n: int, proc: subprocess.Popen[str]) -> int:
     """Wait until the crawl in ``db`` has committed ``n`` fetched URLs; return how many."""
-    deadline = time.monotonic() + timeout
-    done = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        done = len(fetched(db))
-        if done >= n:
-            return done
-        time.sleep(0.05)
-    return done
+    return wait_until(proc, lambda: len(fetched(db)), n)
 
 
 def sitemap(out: Path) -> set[str]:
     text = (out / "sitemap.xml").read_text()
     return {part.split("</loc>", 1)[0] for part in text.split("<loc>")[1:]}
-
-
-def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        cli(*args), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
 
 
 # -- item 1 --------------------------------------------------------------------------
@@ -136,23 +113,11 @@ def test_resume_after_sigkill_keeps_the_adopted_origin(tmp_path: Path) -> None:
     db, out = tmp_path / "state.sqlite", tmp_path / "out"
     with served(site) as base:
         proc = start("crawl", base, "-o", str(out), "--db", str(db), "--concurrency", "2")
-        try:
-            done = wait_for(db, 40, proc)
-        finally:
-            proc.send_signal(signal.SIGKILL)
-            proc.communicate(timeout=30)
-        assert proc.returncode == -signal.SIGKILL
+        done = kill_at(proc, lambda: len(fetched(db)), 40)
         assert 40 <= done < site.pages, "the kill came too late to test resuming"
         seen = len(list(iter_page_records(db)))
         assert seen < site.pages, "every page was found before the kill: nothing left to judge"
-        resumed = subprocess.run(
-            cli("crawl", "--resume", "--db", str(db), "-o", str(out)),
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr
     site_urls = {f"http://localhost:{site.port}{page_path(i)}" for i in range(site.pages)}
     assert sitemap(out) == site_urls
@@ -185,9 +150,7 @@ def test_a_second_crawl_on_the_same_db_is_refused_in_one_line(tmp_path: Path) ->
             ("crawl", "--resume", "--db", str(db), "-o", str(out)),
         ]
         for args in second_runs:
-            second = subprocess.run(
-                cli(*args), env=ENV, capture_output=True, text=True, timeout=60, check=False
-            )
+            second = run(*args, timeout=60)
             _one_line_refusal(second, db)
         assert first.poll() is None, "the first crawl ended before the second tried"
         _, stderr = first.communicate(timeout=120)
@@ -204,14 +167,7 @@ def test_two_crawls_into_one_out_folder_never_mix(tmp_path: Path) -> None:
     with served(TreeSite("alpha", delay=0.1)) as alpha, served(TreeSite("beta")) as beta:
         first = start("crawl", alpha, "-o", str(out), "--concurrency", "2")
         assert wait_for(db, 5, first) >= 5
-        second = subprocess.run(
-            cli("crawl", beta, "-o", str(out)),
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        second = run("crawl", beta, "-o", str(out), timeout=60)
         _one_line_refusal(second, db)
         _, stderr = first.communicate(timeout=120)
     assert first.returncode == 0, stderr
@@ -264,14 +220,7 @@ def test_a_full_disk_stops_the_crawl_in_one_line_and_resume_finishes_it(tmp_path
         assert len(fetched(db)) < PAGES, "the disk filled too late to test"
 
         filler.unlink()  # space is freed: the crawl goes on from its last commit
-        resumed = subprocess.run(
-            cli("crawl", "--resume", "--db", str(db), "-o", str(out)),
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
         assert resumed.returncode == 0, resumed.stderr
         assert len(sitemap(out)) == PAGES
         assert {r.url for r in iter_page_records(db) if r.indexable} == sitemap(out)
@@ -282,13 +231,8 @@ def test_a_crawl_onto_a_full_disk_says_so_in_one_line(tmp_path: Path) -> None:
     with tmpfs(tmp_path / "small", size="1m") as mount:
         fill(mount)
         db = mount / "state.sqlite"
-        proc = subprocess.run(
-            cli("crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "out"), "--db", str(db)),
-            env=ENV,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
+        proc = run(
+            "crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "out"), "--db", str(db), timeout=60
         )
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.strip().splitlines()

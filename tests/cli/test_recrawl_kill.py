@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import shutil
-import signal
 import sqlite3
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from email.utils import formatdate
 from pathlib import Path
@@ -26,6 +22,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from cli.crawl_process import kill_at, run, start
 from crawl.fixture_site import serve
 
 PAGES = 150
@@ -95,18 +92,7 @@ def tree() -> Iterator[tuple[TreeSite, str]]:
         yield site, f"http://127.0.0.1:{port}/"
 
 
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", *args]
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.run(
-        _cli(*args), check=False, env=env, capture_output=True, text=True, timeout=120
-    )
-
-
-def _decided_this_run(db: Path) -> int:
+def _decided_thisrun(db: Path) -> int:
     """Pages the running (second) run has decided: a new run turns DONE into STALE."""
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -136,7 +122,7 @@ def test_sigkill_mid_recrawl_keeps_the_published_sitemap_and_resume_finishes_it(
 ) -> None:
     site, base = tree
     db, out = tmp_path / "site.sqlite", tmp_path / "out"
-    first = _run("crawl", base, "--db", str(db), "-o", str(out), "--concurrency", "2")
+    first = run("crawl", base, "--db", str(db), "-o", str(out), "--concurrency", "2")
     assert first.returncode == 0, first.stderr
     published = _files(out)
     assert published["sitemap.xml"].count(b"<loc>") == PAGES
@@ -144,27 +130,15 @@ def test_sigkill_mid_recrawl_keeps_the_published_sitemap_and_resume_finishes_it(
     _copy_store(db, ref_db)
     site.change()
 
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     args = ("crawl", base, "--db", str(db), "-o", str(out), "--concurrency", "2")
-    proc = subprocess.Popen(
-        _cli(*args), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 60
-    decided = 0
-    while time.monotonic() < deadline and proc.poll() is None:
-        decided = _decided_this_run(db)
-        if decided >= PAGES // 3:
-            break
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    assert proc.returncode == -signal.SIGKILL
+    proc = start(*args, output=subprocess.DEVNULL)
+    decided = kill_at(proc, lambda: _decided_thisrun(db), PAGES // 3)
     assert PAGES // 3 <= decided < PAGES, "the kill came too late to test a re-crawl cut short"
     assert _files(out) == published  # the first run's sitemap set stays published
 
-    resumed = _run("crawl", "--resume", "--db", str(db), "-o", str(out))
+    resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr
-    reference = _run("crawl", base, "--db", str(ref_db), "-o", str(ref_out), "--concurrency", "2")
+    reference = run("crawl", base, "--db", str(ref_db), "-o", str(ref_out), "--concurrency", "2")
     assert reference.returncode == 0, reference.stderr
     got, want = (out / "sitemap.xml").read_bytes(), (ref_out / "sitemap.xml").read_bytes()
     assert got == want

@@ -7,11 +7,9 @@ and no page whose result was committed before the kill may be fetched again.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from cli.crawl_process import cli, kill_at, run, start
 from crawl.fixture_site import serve
 
 PAGES = 160
@@ -63,10 +62,6 @@ def slow_site() -> Iterator[tuple[SlowSite, str]]:
         yield site, f"http://127.0.0.1:{port}/"
 
 
-def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "sitemapkit", *args]
-
-
 def done_urls(db: Path) -> set[str]:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -89,51 +84,25 @@ def test_sigkill_then_resume_equals_an_uninterrupted_crawl(
     slow_site: tuple[SlowSite, str], tmp_path: Path
 ) -> None:
     site, base = slow_site
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     ref_out = tmp_path / "ref"
-    subprocess.run(
-        cli("crawl", base, "-o", str(ref_out), "--concurrency", "2"),
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=120,
-    )
+    first = run("crawl", base, "-o", str(ref_out), "--concurrency", "2")
+    assert first.returncode == 0, first.stderr
     reference = sitemap(ref_out)
     assert len(reference) == PAGES
 
     site.hits.clear()
     out = tmp_path / "out"
     db = tmp_path / "state.sqlite"
-    proc = subprocess.Popen(
-        cli("crawl", base, "-o", str(out), "--db", str(db), "--concurrency", "2"),
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    committed: set[str] = set()
-    while time.monotonic() < deadline:
-        committed = done_urls(db)
-        if len(committed) >= PAGES // 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    assert proc.returncode == -signal.SIGKILL
-    assert PAGES // 3 <= len(committed) < PAGES, "the kill came too late to test resuming"
+    args = ("crawl", base, "-o", str(out), "--db", str(db), "--concurrency", "2")
+    proc = start(*args, output=subprocess.DEVNULL)
+    done = kill_at(proc, lambda: len(done_urls(db)), PAGES // 3)
+    assert PAGES // 3 <= done < PAGES, "the kill came too late to test resuming"
     assert not (out / "sitemap.xml").exists()
     # committed before the kill (re-read: the kill may have landed after one more commit)
     committed = done_urls(db)
     hits_before = Counter(site.hits)
 
-    resumed = subprocess.run(
-        cli("crawl", "--resume", "--db", str(db), "-o", str(out)),
-        check=False,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr
     assert sitemap(out) == reference
     for url in committed:
@@ -176,12 +145,6 @@ def test_sigint_saves_the_crawl_and_exits_130(
     finally:
         conn.close()
     assert (state, claimed) == ("interrupted", 0)
-    resumed = subprocess.run(
-        cli("crawl", "--resume", "--db", str(db), "-o", str(out)),
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr
     assert len(sitemap(out)) == PAGES

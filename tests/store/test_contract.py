@@ -17,11 +17,14 @@ import pytest
 
 from sitemapkit.errors import StoreBusyError, StoreError
 from sitemapkit.model import Alternate
-from sitemapkit.store import is_crawl_db, iter_page_records, open_store
+from sitemapkit.store import is_crawl_db, iter_page_records, open_audit_store, open_store
 from sitemapkit.store.base import (
+    AuditRow,
+    AuditStore,
     CrawlStore,
     Fate,
     LinkRow,
+    ListedRow,
     NewUrl,
     Outcome,
     Thumbnail,
@@ -414,5 +417,125 @@ def test_indexnow_log_sends_each_version_once_and_keeps_failed_batches(spec: str
             ("http://a/1", "removed"),
             ("http://a/2", "added"),
         ]
+    finally:
+        store.close()
+
+
+# -- audit tables --------------------------------------------------------------------
+
+
+def _audited_crawl(store: AuditStore) -> dict[str, int]:
+    """A small crawl the audit reads: a home page, a linked page, a redirect, a held URL."""
+    ids = _ids_after_add(store, "http://a/", "http://a/p", "http://a/r", "http://a/q")
+    home, page, moved, orphan = ids
+    store.add_urls([NewUrl("http://a/held", 1, None, UrlState.HELD, "nofollow-only")])
+    store.finish(home, Outcome(status=200, indexable=True, content_type="text/html"))
+    store.finish(
+        page,
+        Outcome(
+            status=200,
+            indexable=True,
+            canonical="http://a/p",
+            lastmod="2024-01-02",
+            lastmod_source="header",
+        ),
+    )
+    store.finish(moved, Outcome(status=301, reason="redirect", redirect_to="http://a/p"))
+    store.add_redirect(moved, 1, "http://a/p", 301)
+    store.finish(orphan, Outcome(status=200, indexable=True))
+    # /p: linked by home and by /r (a followable a), by itself and nofollow (not counted)
+    store.add_links(home, [LinkRow(page, False, "a"), LinkRow(orphan, False, "area")])
+    store.add_links(moved, [LinkRow(page, False, "a"), LinkRow(page, False, "canonical")])
+    store.add_links(page, [LinkRow(page, False, "a"), LinkRow(orphan, True, "a")])
+    store.commit()
+    return {"home": home, "page": page, "moved": moved, "orphan": orphan}
+
+
+def test_audit_reads_join_the_listed_urls_with_the_crawl(spec: str) -> None:
+    store = open_audit_store(spec)
+    try:
+        ids = _audited_crawl(store)
+        store.add_listed(
+            [
+                ListedRow("http://a/", "http://a/", "s.xml", 3),
+                ListedRow("http://a/p", "http://a/p", "s.xml", 4, "2024-01-01"),
+                ListedRow("http://a/de", "http://a/de", "s.xml", 5, None, "alternate", "http://a/"),
+                ListedRow("http://a/r", "http://a/r", "s.xml", 6),
+                ListedRow("http://a/held", "http://a/held", "s.xml", None),
+                ListedRow("http://a/p", "http://a/p?", "t.xml", 9),
+            ]
+        )
+        store.commit()
+        assert sorted(store.listed_unknown(10)) == ["http://a/de", "http://a/held"]
+        assert len(store.listed_unknown(1)) == 1
+        facts = list(store.listed_facts())
+        assert [(f.listed.key, f.listed.sitemap, f.listed.line) for f in facts] == [
+            ("http://a/", "s.xml", 3),
+            ("http://a/p", "s.xml", 4),
+            ("http://a/de", "s.xml", 5),
+            ("http://a/r", "s.xml", 6),
+            ("http://a/held", "s.xml", None),
+            ("http://a/p", "t.xml", 9),
+        ]
+        home, page, alternate, moved, held, _again = facts
+        assert (home.url_id, home.state, home.status, home.content_type) == (
+            ids["home"],
+            UrlState.DONE,
+            200,
+            "text/html",
+        )
+        assert (home.indexable, home.inlinks) == (True, 0)
+        assert (page.listed.lastmod, page.page_lastmod, page.page_lastmod_source) == (
+            "2024-01-01",
+            "2024-01-02",
+            "header",
+        )
+        assert (page.canonical, page.inlinks) == ("http://a/p", 2)
+        assert (alternate.listed.kind, alternate.listed.parent, alternate.url_id) == (
+            "alternate",
+            "http://a/",
+            None,
+        )
+        assert (alternate.state, alternate.indexable, alternate.inlinks) == (None, False, 0)
+        assert (moved.reason, moved.redirect_to, moved.indexable) == (
+            "redirect",
+            "http://a/p",
+            False,
+        )
+        assert (held.state, held.status) == (UrlState.HELD, None)
+        assert store.redirect_hops(ids["moved"]) == [("http://a/p", 301)]
+        assert store.redirect_hops(ids["home"]) == []
+        assert list(store.listed_duplicates()) == [("http://a/p", [("s.xml", 4), ("t.xml", 9)])]
+        # /q is indexable and linked (an area from home) but listed nowhere
+        assert list(store.unlisted_indexable()) == [("http://a/q", 1)]
+    finally:
+        store.close()
+
+
+def test_audit_findings_are_counted_by_weight_and_read_back_in_order(spec: str) -> None:
+    store = open_audit_store(spec)
+    try:
+        store.add_findings(
+            [
+                AuditRow("listed-error", "error", "http://a/x", "s.xml", 4, "404"),
+                AuditRow("unlisted", "warning", "http://a/y", None, None, "3 links"),
+                AuditRow("listed-error", "error", None, "s.xml", None, "and 5 more", 5),
+            ]
+        )
+        store.commit()
+        assert store.finding_counts() == {"listed-error": 6, "unlisted": 1}
+        rows = list(store.findings())
+        assert [(r.code, r.url, r.line, r.evidence) for r in rows] == [
+            ("listed-error", "http://a/x", 4, "404"),
+            ("unlisted", "http://a/y", None, "3 links"),
+            ("listed-error", None, None, "and 5 more"),
+        ]
+        assert [r.evidence for r in store.findings("listed-error")] == ["404", "and 5 more"]
+        assert [r.evidence for r in store.findings("listed-error", limit=1)] == ["404"]
+        assert [r.code for r in store.findings(limit=2)] == ["listed-error", "unlisted"]
+        store.add_listed([ListedRow("http://a/", "http://a/", "s.xml", 1)])
+        store.clear_audit()
+        store.commit()
+        assert (store.finding_counts(), list(store.listed_facts())) == ({}, [])
     finally:
         store.close()

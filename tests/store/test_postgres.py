@@ -7,6 +7,7 @@ second session.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 
@@ -200,3 +201,23 @@ def test_a_write_the_server_refuses_is_one_store_error_line(pg_spec: str) -> Non
         assert store.get_meta("k") == "v"
     finally:
         store.close()
+
+
+def test_a_connection_lost_mid_stream_is_one_store_error_line(pg_url: str, pg_spec: str) -> None:
+    """A streamed read is not retried (its first rows were given): one line, no traceback."""
+    store = open_store(pg_spec)
+    try:
+        store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in range(2500)])
+        store.commit()
+        rows = store.page_records()
+        assert next(rows).url == "http://a/0"  # the first batch of the server-side cursor
+        assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+        with pytest.raises(StoreError) as info:
+            list(rows)
+        message = str(info.value)
+        assert message.startswith(f"{parse_spec(pg_spec).name}: cannot read the crawl state: ")
+        assert "\n" not in message
+    finally:
+        store.rollback()
+        with contextlib.suppress(StoreError):  # its last commit finds the connection gone
+            store.close()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from headless import chromium, playwright
 from sitemapkit.visual.page import write_visual_map
 from sitemapkit.visual.tree import SiteTree
 
@@ -24,42 +25,17 @@ from .shop import DEEP_TITLE, DEEP_URL, HOME, IMG_TITLE, SCRIPT_TITLE, shop_reco
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-
 
 @pytest.fixture(scope="module")
 def pw() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is missing: run `make system-deps`")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        yield playwright
+    with playwright() as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")
 def browser(pw: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    ctx = pw.chromium.launch_persistent_context(
-        str(tmp_path_factory.mktemp("chromium-profile")),
-        executable_path=CHROMIUM,
-        args=CHROMIUM_ARGS,
-        headless=True,
-        accept_downloads=True,
-        viewport={"width": 1280, "height": 800},
-    )
-    try:
+    with chromium(pw, tmp_path_factory.mktemp("chromium-profile"), accept_downloads=True) as ctx:
         yield ctx
-    finally:
-        ctx.close()
 
 
 @pytest.fixture(scope="module")
@@ -352,14 +328,8 @@ def test_big_expanded_trees_draw_only_what_is_near_the_screen(
 def test_without_javascript_the_plain_list_shows(
     pw: Any, shop_map: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    ctx = pw.chromium.launch_persistent_context(
-        str(tmp_path_factory.mktemp("chromium-nojs")),
-        executable_path=CHROMIUM,
-        args=CHROMIUM_ARGS,
-        headless=True,
-        java_script_enabled=False,
-    )
-    try:
+    profile = tmp_path_factory.mktemp("chromium-nojs")
+    with chromium(pw, profile, java_script_enabled=False) as ctx:
         page = ctx.new_page()
         page.goto(shop_map.as_uri())
         about = page.get_by_role("link", name="About", exact=True)
@@ -371,8 +341,6 @@ def test_without_javascript_the_plain_list_shows(
         assert page.locator("li").count() == listed.group(1).count("<li>")
         assert page.get_by_text("\u2026 and 1,150 more", exact=True).count() == 1
         assert page.locator("svg .node").count() == 0
-    finally:
-        ctx.close()
 
 
 def test_a_deflated_map_works_like_a_plain_one(open_map: Any, tmp_path: Path) -> None:

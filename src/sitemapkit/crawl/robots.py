@@ -15,13 +15,16 @@ fetch outcome                policy
 ===========================  ===========================================================
 
 Only the first 500 KiB are parsed (RFC 9309 2.5 allows a limit of at least 500 KiB;
-Google uses exactly that), a UTF-8 BOM is removed first (protego would read it as part
-of the first line and lose a ``User-agent`` record), and invalid UTF-8 is replaced
-rather than refused.  ``/robots.txt`` itself is always allowed (2.2.2).
+Google uses exactly that), a UTF-8 BOM is removed first, a partial one too (protego
+would read it as part of the first line and lose a ``User-agent`` record), a
+``User-agent`` value is read up to its first space (Google's parser), and invalid UTF-8
+is replaced rather than refused.  tests/crawl/test_robots_suites.py holds Google's and
+CPython's robots.txt test cases.  ``/robots.txt`` itself is always allowed (2.2.2).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +36,27 @@ from sitemapkit.limits import MAX_ROBOTS_BYTES
 from sitemapkit.read.robots import capped, parse_robots_sitemaps
 
 __all__ = ["MAX_ROBOTS_BYTES", "RobotsPolicy"]
+
+# A User-agent value is its first word: "User-agent: Googlebot Images" is a group for
+# "googlebot" (Google's parser; RFC 9309 2.2.1 allows no space in a product token).
+# protego would keep "googlebot images" and match no crawler at all.
+_AGENT_LINE = re.compile(
+    r"(?im)(?:^|(?<=\r))([ \t]*user-?agent(?:[ \t]*:[ \t]*|[ \t]+)[^\s#:][^\s#]*)[ \t]+[^#\r\n]*"
+)
+
+
+def _readable(body: bytes) -> str:
+    """The robots.txt text as protego should read it.
+
+    A byte order mark is removed, also a partial one (``EF`` or ``EF BB``, as Google's
+    parser does: a file cut or mangled by an editor still starts with its first group),
+    and each ``User-agent`` value is cut to its first word.
+    """
+    for bom in (b"\xef\xbb\xbf", b"\xef\xbb", b"\xef"):
+        if body.startswith(bom):
+            body = body[len(bom) :]
+            break
+    return _AGENT_LINE.sub(r"\1", body.decode("utf-8", "replace"))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -86,8 +110,7 @@ class RobotsPolicy:
     def parse(cls, body: bytes, *, url: str, status: int = 200) -> RobotsPolicy:
         """The policy of a robots.txt body (bytes as served)."""
         listed = parse_robots_sitemaps(body, url)  # the one Sitemap: parser (read/robots.py)
-        body = capped(body)[0].removeprefix(b"\xef\xbb\xbf")
-        parser = Protego.parse(body.decode("utf-8", "replace"))
+        parser = Protego.parse(_readable(capped(body)[0]))
         good: list[str] = []
         for value in listed.urls:
             absolute = normalize(value)

@@ -34,7 +34,7 @@ from urllib.parse import urljoin
 
 import idna
 
-from sitemapkit.urls import BAD_ESCAPE_PATTERN, PLAIN_CLASS
+from sitemapkit.urls import BAD_ESCAPE_PATTERN, PLAIN_CLASS, idna2003
 
 __all__ = [
     "DEFAULT_DROP_PARAMS",
@@ -202,13 +202,15 @@ def _host(raw: str) -> str | None:
             try:
                 idna.decode(host)
             except (idna.IDNAError, UnicodeError):
-                return None
+                if idna2003(host) is None:  # IDNA 2003 names (xn--hgi.ws) are reached
+                    return None
         return host
+    ascii_host: str | None
     try:
         ascii_host = idna.encode(host, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError):
-        return None
-    return ascii_host if _HOST_OK.fullmatch(ascii_host) else None
+        ascii_host = idna2003(host)
+    return ascii_host if ascii_host and _HOST_OK.fullmatch(ascii_host) else None
 
 
 def _query(query: str, policy: QueryPolicy) -> str:

@@ -1,8 +1,9 @@
-"""Turn ``sqlite3`` failures into one line naming the store file, the act and the cause.
+"""Turn database failures into one line naming the store, the act and the cause.
 
-Why a module of its own: the crawl tables (:mod:`~sitemapkit.store.sqlite`) and the audit
-tables (:mod:`~sitemapkit.store.sqlite_audit`, which the former imports) both guard their
-methods this way, and one guard keeps the wording and the error classes from drifting.
+Why a module of its own: every store guards its methods this way (the SQLite crawl,
+audit and IndexNow tables, and the PostgreSQL store, whose :func:`pg_guard` adds a
+reconnect), and one wording and one streaming guard keep the messages and the error
+classes from drifting between them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,15 @@ class Named(Protocol):
 _S = TypeVar("_S", bound=Named)
 
 
+def cannot(store: Named, what: str, cause: object) -> str:
+    """The one wording of a store failure: ``NAME: cannot WHAT: CAUSE``."""
+    return f"{store.name}: cannot {what}: {cause}"
+
+
+def _sqlite_error() -> type[Exception]:
+    return sqlite3.Error
+
+
 def guard(
     what: str, error: type[StoreError]
 ) -> Callable[[Callable[Concatenate[_S, _P], _R]], Callable[Concatenate[_S, _P], _R]]:
@@ -40,7 +50,7 @@ def guard(
             try:
                 return method(self, *args, **kwargs)
             except sqlite3.Error as exc:
-                raise error(f"{self.name}: cannot {what}: {exc}") from exc
+                raise error(cannot(self, what, exc)) from exc
 
         return guarded
 
@@ -48,11 +58,20 @@ def guard(
 
 
 def guard_stream(
-    what: str, error: type[StoreError]
+    what: str,
+    error: type[StoreError],
+    *,
+    caught: Callable[[], type[Exception]] = _sqlite_error,
+    cause: Callable[[BaseException], object] = str,
 ) -> Callable[
     [Callable[Concatenate[_S, _P], Iterator[_T]]], Callable[Concatenate[_S, _P], Iterator[_T]]
 ]:
-    """:func:`guard` for a method that streams rows (the failure may come mid-stream)."""
+    """:func:`guard` for a method that streams rows (the failure may come mid-stream).
+
+    ``caught`` names the driver's error class when one is raised (so a driver that is
+    imported lazily is not imported here) and ``cause`` words it; the defaults are
+    ``sqlite3``'s.  No retry: once rows were given, a second try would repeat them.
+    """
 
     def decorate(
         method: Callable[Concatenate[_S, _P], Iterator[_T]],
@@ -61,8 +80,8 @@ def guard_stream(
         def guarded(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[_T]:
             try:
                 yield from method(self, *args, **kwargs)
-            except sqlite3.Error as exc:
-                raise error(f"{self.name}: cannot {what}: {exc}") from exc
+            except caught() as exc:
+                raise error(cannot(self, what, cause(exc))) from exc
 
         return guarded
 

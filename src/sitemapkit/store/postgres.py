@@ -24,7 +24,6 @@ Why this shape (the SQLite store's reasons hold; these are the differences):
 from __future__ import annotations
 
 import contextlib
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +57,7 @@ from sitemapkit.store.postgres_conn import (
     parse_spec,
     pg_guard,
     pg_guard_stream,
+    server_rows,
 )
 from sitemapkit.store.postgres_fleet import PgFleetTables
 from sitemapkit.store.postgres_schema import (
@@ -82,8 +82,6 @@ if TYPE_CHECKING:
 _CACHE_MAX = 50_000
 #: New URL ids taken from the sequence at a time by a store with one writer.
 _ID_BLOCK = 1000
-_STREAM_BATCH = 1000
-_cursor_names = itertools.count(1)
 
 #: Writes: a failure (other than a lost connection, which is recovered) ends the crawl.
 _writes = pg_guard("write the crawl state", StoreWriteError)
@@ -919,15 +917,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             yield str(url), Thumbnail(str(kind), bytes(image))
 
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
-        """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
-
-        ``WITH HOLD``: the cursor outlives a commit made while the rows are read.
-        """
-        name = f"sitemapkit_{next(_cursor_names)}"
-        with self._now().cursor(name=name, withhold=True) as cur:
-            cur.itersize = _STREAM_BATCH
-            cur.execute(sql, args)
-            yield from cur
+        """Rows of ``sql`` from a server-side cursor, the kept writes sent first."""
+        yield from server_rows(self._now(), sql, args)
 
 
 def _record_run_changes(conn: psycopg.Connection) -> None:

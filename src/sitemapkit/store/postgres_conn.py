@@ -18,15 +18,17 @@ Why these choices:
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from sitemapkit.errors import StoreError
+from sitemapkit.store.guard import cannot, guard_stream
 
 if TYPE_CHECKING:
     import psycopg
@@ -41,6 +43,9 @@ _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 #: Seconds before each reconnection attempt.
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 SCHEMES = ("postgresql", "postgres")
+#: Rows a server-side cursor fetches at a time.
+STREAM_BATCH = 1000
+_cursor_names = itertools.count(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +127,23 @@ def connect(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def server_rows(
+    conn: psycopg.Connection, sql: str, args: Sequence[object] = ()
+) -> Iterator[Sequence[Any]]:
+    """Rows of ``sql`` from a server-side cursor, so memory stays flat on any size.
+
+    ``WITH HOLD``: the cursor outlives a commit made while the rows are read.
+    """
+    name = f"sitemapkit_{next(_cursor_names)}"
+    with conn.cursor(name=name, withhold=True) as cur:
+        cur.itersize = STREAM_BATCH
+        cur.execute(sql, args)
+        yield from cur
+
+
 class Qmark:
-    """A PostgreSQL connection that takes ``?`` placeholders, for the SQL both stores share.
+    """A PostgreSQL connection that takes ``?`` placeholders, for the SQL both stores share
+    (a :class:`~sitemapkit.store.sqlreader.SqlStreamer`).
 
     Only for statements with no literal ``?`` or ``%`` (the shared read helpers).
     """
@@ -133,6 +153,9 @@ class Qmark:
 
     def execute(self, sql: str, parameters: Sequence[object] = (), /) -> psycopg.Cursor:
         return self._conn.execute(sql.replace("?", "%s"), parameters)
+
+    def stream(self, sql: str, parameters: Sequence[object] = (), /) -> Iterator[Sequence[Any]]:
+        return server_rows(self._conn, sql.replace("?", "%s"), parameters)
 
 
 def _stderr(line: str) -> None:
@@ -187,15 +210,21 @@ def pg_guard(
                 return method(self, *args, **kwargs)
             except psycopg.Error as exc:
                 if not self.recover(exc, mark):
-                    raise error(f"{self.name}: cannot {what}: {_first_line(exc)}") from exc
+                    raise error(cannot(self, what, _first_line(exc))) from exc
             try:
                 return method(self, *args, **kwargs)
             except psycopg.Error as exc:
-                raise error(f"{self.name}: cannot {what}: {_first_line(exc)}") from exc
+                raise error(cannot(self, what, _first_line(exc))) from exc
 
         return guarded
 
     return decorate
+
+
+def _psycopg_error() -> type[Exception]:
+    import psycopg
+
+    return psycopg.Error
 
 
 def pg_guard_stream(
@@ -203,20 +232,6 @@ def pg_guard_stream(
 ) -> Callable[
     [Callable[Concatenate[_S, _P], Iterator[_T]]], Callable[Concatenate[_S, _P], Iterator[_T]]
 ]:
-    """:func:`pg_guard` for a method that streams rows (no retry once rows were given)."""
-
-    def decorate(
-        method: Callable[Concatenate[_S, _P], Iterator[_T]],
-    ) -> Callable[Concatenate[_S, _P], Iterator[_T]]:
-        @functools.wraps(method)
-        def guarded(self: _S, /, *args: _P.args, **kwargs: _P.kwargs) -> Iterator[_T]:
-            import psycopg
-
-            try:
-                yield from method(self, *args, **kwargs)
-            except psycopg.Error as exc:
-                raise error(f"{self.name}: cannot {what}: {_first_line(exc)}") from exc
-
-        return guarded
-
-    return decorate
+    """:func:`~sitemapkit.store.guard.guard_stream` for ``psycopg`` (no retry once rows
+    were given)."""
+    return guard_stream(what, error, caught=_psycopg_error, cause=_first_line)
