@@ -57,6 +57,22 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) { window.__longtasks.push([e.startTime, e.duration]); }
 }).observe({ type: 'longtask', buffered: true });
 """
+#: In the map's frame (init scripts run in every frame): each ``sitemapkit-painted`` mark
+#: as [ms on the tab's clock, whether it was the sections-first page], kept by the tab, so
+#: the first screen is timed even when the whole map replaces it a moment later.
+MAP_PAINTS = """
+if (window.top !== window) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      if (e.name !== 'sitemapkit-painted') { continue; }
+      const top = window.top;
+      (top.__paints = top.__paints || []).push([
+        performance.timeOrigin + e.startTime - top.performance.timeOrigin,
+        document.documentElement.getAttribute('data-preview') === '1']);
+    }
+  }).observe({ type: 'mark', buffered: true });
+}
+"""
 RATE = re.compile(r"\(([\d,.]+)/s\)")
 
 
@@ -110,20 +126,20 @@ def _outcome(i: int) -> Outcome:
 # --------------------------------------------------------------------------- the browser
 
 
+def _map_paints(page: Any, whole: bool) -> list[list[Any]]:
+    """The map frame's ``painted`` marks so far (see :data:`MAP_PAINTS`), waiting for the
+    first one, or with ``whole`` for the whole map's."""
+    test = "!p[1]" if whole else "true"
+    page.wait_for_function(
+        f"() => (window.__paints || []).some((p) => {test})", timeout=300_000, polling=50
+    )
+    return list(page.evaluate("() => window.__paints"))
+
+
 def _painted(page: Any, view: str) -> float:
     """ms from the tab's navigation start to the view's ``painted`` mark."""
     if view == "map":
-        frame = page.frame_locator("iframe.map-frame")
-        frame.locator("html[data-ready='1']").wait_for(timeout=120_000)
-        inner = page.frames[1]
-        inner.wait_for_function(
-            "() => performance.getEntriesByName('sitemapkit-painted').length", timeout=120_000
-        )
-        at = inner.evaluate(
-            "() => performance.timeOrigin"
-            " + performance.getEntriesByName('sitemapkit-painted')[0].startTime"
-        )
-        return float(at - page.evaluate("() => performance.timeOrigin"))
+        return float(_map_paints(page, whole=False)[0][0])
     page.wait_for_function(
         "() => performance.getEntriesByName('sitemapkit-pages-painted').length", timeout=120_000
     )
@@ -166,8 +182,12 @@ def first_render(pw: Any, pages: int, tmp: Path) -> dict[str, Any]:
                 for view in ("map", "pages"):
                     page = ctx.new_page()
                     page.add_init_script(LONG_TASKS)
+                    page.add_init_script(MAP_PAINTS)
                     page.goto(f"{url}#/site/{SITE_ID}/{view}")
                     got[f"{view}_{visit}_ms"] = round(_painted(page, view), 1)
+                    if view == "map" and _map_paints(page, whole=False)[0][1]:  # sections first
+                        paints = _map_paints(page, whole=True)
+                        got[f"map_{visit}_whole_ms"] = round(next(t for t, p in paints if not p), 1)
                     if view == "pages" and visit == "warm":
                         rows, longest, settle = _scroll_long_tasks(page)
                         got["pages_rows"] = rows
@@ -248,6 +268,10 @@ def report(render: dict[str, Any] | None, live: dict[str, Any] | None) -> str:
                 ok = ms < TARGET_RENDER_MS
                 rows.append([f"{view.title()} first render ({visit}), {n}", f"{ms:.0f} ms",
                              f"< {TARGET_RENDER_MS:.0f} ms", c.verdict(ok)])  # fmt: skip
+                whole = render.get(f"map_{visit}_whole_ms") if view == "map" else None
+                if whole is not None:
+                    rows.append([f"  the sections first; the whole map shown ({visit})",
+                                 f"{whole:.0f} ms", "", ""])  # fmt: skip
         longest = render["scroll_longest_task_ms"]
         ok = longest <= TARGET_LONG_TASK_MS
         rows.append([f"Pages: scroll {render['pages_rows']:,} rows, longest task",

@@ -49,7 +49,7 @@ async def test_crawl_from_the_app_is_the_cli_crawl(client, demo, tmp_path: Path)
 async def test_pages_are_paged_sorted_filtered_searched(client, demo) -> None:
     await crawl(client, demo)
     sid = site_id_for(demo)
-    first = await (await client.get(f"/api/sites/{sid}/pages?limit=5")).json()
+    first = await (await client.get(f"/api/sites/{sid}/pages?limit=5&wait=1")).json()
     assert first["total"] == first["all"] > 100
     assert len(first["rows"]) == 5
     assert first["facets"]["reasons"]["indexable"] == len(SITEMAP_PATHS)

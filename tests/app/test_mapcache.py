@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sitemapkit.app.mapcache import MapCache
+from sitemapkit.app.pages import store_stamp
 from sitemapkit.store import open_store
 from sitemapkit.store.base import NewUrl, Outcome
 
@@ -37,3 +38,19 @@ def test_the_page_is_built_again_only_when_the_store_changed(tmp_path: Path) -> 
     assert cache.get(db, build) == "page 2"
     assert cache.get(db, build) == "page 2"
     assert len(built) == 2
+
+
+def test_a_reader_elsewhere_does_not_change_the_stamp(tmp_path: Path) -> None:
+    """Another view reading the store (its empty WAL appears and goes) is no change."""
+    db = tmp_path / "crawl.sqlite"
+    _store_with(db, "http://a.example/")
+    before = store_stamp(db)
+    reader = open_store(str(db), mode="read")
+    try:
+        reader.counts()
+        assert store_stamp(db) == before
+    finally:
+        reader.close()
+    assert store_stamp(db) == before
+    _store_with(db, "http://a.example/new")
+    assert store_stamp(db) != before

@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,16 +22,19 @@ from aiohttp import web
 from crawl.fixture_site import serve, serve_site
 from sitemapkit.cli import main
 from sitemapkit.cli.crawl import _resumed_config
+from sitemapkit.crawl import heap, parseworker
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, sitemap_entries
 from sitemapkit.crawl.parsepool import (
     MAX_PARSE_ATTEMPTS,
     MAX_WORKERS,
+    PARSE_NICENESS,
     InlineParser,
     ProcessParser,
     default_workers,
     make_parser,
 )
+from sitemapkit.crawl.parseworker import FRAME
 from sitemapkit.crawl.urlnorm import QueryPolicy
 from sitemapkit.demo.server import make_app
 from sitemapkit.store import iter_page_records
@@ -223,3 +227,47 @@ def test_the_stored_config_round_trips_workers() -> None:
     config = CrawlConfig("http://example.test/", workers=4)
     assert json.loads(config.to_json())["workers"] == 4
     assert CrawlConfig.from_json(config.to_json()).workers == 4
+
+
+# --- what a parse process costs ------------------------------------------------------
+
+
+def _batch(pages: list[tuple[bytes, str]]) -> bytes:
+    request = pickle.dumps(
+        (QueryPolicy(), [(b, u, [("content-type", "text/html")]) for b, u in pages])
+    )
+    return FRAME.pack(len(request)) + request
+
+
+def test_a_parse_process_trims_its_heap_only_after_a_big_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A trim after every batch hands back pages the next batch faults in again (a sixth
+    of a JDK page's parse); only a batch of BIG_BODY bytes or more is followed by one."""
+    trims: list[int] = []
+    monkeypatch.setattr(heap, "trim_heap", lambda: trims.append(1) or True)
+    small = [(b"<title>a</title><a href='/b'>b</a>", f"http://x.test/{i}") for i in range(4)]
+    big = [(b"<p>" + b"x" * heap.BIG_BODY + b"</p>", "http://x.test/big")]
+    stdout = io.BytesIO()
+    parseworker.serve(io.BytesIO(_batch(small) + _batch(small) + _batch(big)), stdout)
+    answers = []
+    data = memoryview(stdout.getvalue())
+    while data:
+        size = FRAME.unpack(data[: FRAME.size])[0]
+        answers.append(pickle.loads(data[FRAME.size : FRAME.size + size]))
+        data = data[FRAME.size + size :]
+    assert [len(a) for a in answers] == [4, 4, 1]
+    assert all(kind == "ok" for batch in answers for kind, _ in batch)
+    assert trims == [1]  # after the big batch only
+
+
+async def test_parse_processes_run_nicer_than_the_crawl() -> None:
+    """The event loop paces the crawl: parse processes must not take its core."""
+    parser = ProcessParser(2, QueryPolicy())
+    await parser.start()
+    try:
+        ours = os.getpriority(os.PRIO_PROCESS, 0)
+        for pid in parser.started:
+            assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, ours + PARSE_NICENESS)
+    finally:
+        await parser.close()

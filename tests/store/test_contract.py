@@ -103,6 +103,7 @@ def test_counts_track_the_states(store: CrawlStore) -> None:
     expected = {"queued": 3, "claimed": 0, "done": 2, "held": 1}
     assert {k: counts[k] for k in expected} == expected
     assert (counts["fetched"], counts["indexable"], counts["errors"]) == (2, 1, 1)
+    assert counts["seen"] == 6 == len(list(store.page_records()))
     assert store.queued() == 3
 
 
@@ -126,6 +127,22 @@ def test_fetched_pages_by_time_for_the_live_map(store: CrawlStore) -> None:
         ("http://a/0", "A", None),
         ("http://a/1", None, "http-404"),
     ]
+
+
+def test_page_urls_are_page_records_urls_and_scope(store: CrawlStore) -> None:
+    """The map's first screen: ids, URLs and the out-of-scope verdict, as page_records says."""
+    added = store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(3)])
+    store.add_urls([NewUrl("http://b/x", 1, None, UrlState.HELD, "out-of-scope")])
+    store.decide(added["http://a/2"][0], "out-of-scope", None)  # decided: counts
+    (one,) = store.claim(1)
+    store.finish(one.id, Outcome(status=200, indexable=True, fetched_at=1.0))
+    store.commit()
+    got = list(store.page_urls())
+    records = list(store.page_records())
+    assert [u for _, u, _ in got] == [r.url for r in records]
+    assert [o for _, _, o in got] == [r.reason == "out-of-scope" for r in records]
+    assert [o for _, _, o in got] == [False, False, True, True]
+    assert [r.url for r in store.records_by_id([i for i, _, _ in got])] == [r.url for r in records]
 
 
 # -- results -------------------------------------------------------------------------
@@ -360,6 +377,41 @@ def test_change_records_compare_any_two_runs(store: CrawlStore) -> None:
         (third, "Y", True),
     ]
     assert store.url_history("http://a/never") == []
+
+
+def test_runs_their_figures_and_the_notes_pages_carry(store: CrawlStore) -> None:
+    from sitemapkit.store.base import RunFigures
+
+    assert (store.runs(), store.run_started(), store.note_counts()) == ([], None, {})
+    first = _crawl_run(store, {"http://a/": "Home"})
+    second = store.start_run(1_700_000_500.0)
+    ids = store.add_urls([NewUrl(f"http://a/{n}", 1, None) for n in (1, 2)])
+    notes = (("links-capped", "500 links kept of 900"),)
+    for url in ("http://a/2", "http://a/1"):
+        store.finish(ids[url][0], Outcome(status=200, indexable=True, notes=notes))
+    store.end_run("stopped:max-pages", 1_700_000_600.0, RunFigures(pages=2, bytes=300))
+    store.commit()
+    assert store.run_started() == 1_700_000_500.0
+    (one, two) = store.runs()
+    assert (one.id, one.state, one.started_at, one.ended_at) == (
+        first,
+        "finished",
+        1_700_000_000.0,
+        1_700_000_100.0,
+    )
+    assert (two.id, two.state, two.pages, two.bytes, two.not_modified, two.tracked) == (
+        second,
+        "stopped:max-pages",
+        2,
+        300,
+        0,
+        True,
+    )
+    assert store.note_counts() == {"links-capped": (2, "http://a/1")}
+    assert list(store.noted("links-capped")) == [
+        ("http://a/2", "500 links kept of 900"),
+        ("http://a/1", "500 links kept of 900"),
+    ]
 
 
 def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None:

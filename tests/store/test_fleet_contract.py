@@ -9,7 +9,7 @@ lease's expiry is tested by asking at a later ``now``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -134,3 +134,47 @@ def test_trap_counters_are_shared(store: FleetStore) -> None:
     store.count_traps(keys[:1])
     store.commit()
     assert store.trap_counts(keys) == [2, 1]
+
+
+def test_a_pages_new_urls_are_judged_with_one_read_of_the_shared_counters(
+    store: FleetStore,
+) -> None:
+    """The fleet's trap guard reads every counter a page's new URLs need in one query
+    (on PostgreSQL each read was a round trip made with the write turn held), and it
+    judges them exactly as a guard with its own counters does."""
+    from sitemapkit.crawl.fleet import SharedTrapGuard
+    from sitemapkit.crawl.traps import TrapGuard
+
+    urls = [f"{A}/calendar/{2000 + i}/1" for i in range(20)]
+    urls += [f"{A}/p?a={i}&b=1" for i in range(3)] + [f"{A}/plain/{i}" for i in range(3)]
+    reads: list[int] = []
+    real = store.trap_counts
+
+    def counted(keys: Sequence[tuple[str, str]]) -> list[int]:
+        reads.append(len(keys))
+        return real(keys)
+
+    store.trap_counts = counted  # type: ignore[method-assign]
+    shared = SharedTrapGuard(store)
+    store.lookup([urls[0]])  # the engine's lookup starts the page's write turn
+    with shared.judging(urls):
+        judged = [shared.check(url, 1) for url in urls]
+    store.commit()
+    alone = TrapGuard()
+    assert judged == [alone.check(url, 1) for url in urls]
+    assert judged.count("trap-pattern") == 20 - 12  # the calendar stopped after 12
+    assert len(reads) == 1
+    assert reads[0] >= 3  # the calendar's, the facet path's and the plain pattern's
+    store.lookup([urls[0]])
+    with shared.judging(urls[:1]):  # the counts were stored: a later page sees them
+        assert shared.check(f"{A}/calendar/1999/1", 1) == "trap-pattern"
+    store.commit()
+
+
+def test_a_step_that_meets_a_new_url_holds_the_turn_until_its_commit(store: FleetStore) -> None:
+    """What the others wait for is committed at once (crawl/fleet.py ``_checkpoint``)."""
+    assert not store.holds_turn()
+    assert store.lookup([A + "/new"]) == {}
+    assert store.holds_turn()
+    store.commit()
+    assert not store.holds_turn()

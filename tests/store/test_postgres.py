@@ -8,8 +8,10 @@ second session.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -221,3 +223,83 @@ def test_a_connection_lost_mid_stream_is_one_store_error_line(pg_url: str, pg_sp
         store.rollback()
         with contextlib.suppress(StoreError):  # its last commit finds the connection gone
             store.close()
+
+
+def _turns_held(pg_url: str, schema: str) -> int:
+    """Fleet write turns (transaction advisory locks) held on ``schema`` right now."""
+    from sitemapkit.store.sqlite import APPLICATION_ID
+
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        row = admin.execute(
+            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+            "AND classid = %s::oid AND objid = hashtext(%s)::oid",
+            (APPLICATION_ID + 2, schema),
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_fleet_step_that_meets_only_known_urls_takes_no_write_turn(
+    pg_url: str, pg_spec: str
+) -> None:
+    """The turn serialises the fleet's page steps; most pages meet no new URL and
+    must not wait for (nor hold up) the others."""
+    from sitemapkit.store.postgres import PostgresStore
+
+    schema = parse_spec(pg_spec).schema
+    one = PostgresStore(pg_spec, mode="open", shared=True)
+    try:
+        one.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(3)])
+        one.commit()
+        known = one.lookup(["http://a/0", "http://a/1"])
+        assert set(known) == {"http://a/0", "http://a/1"}
+        assert _turns_held(pg_url, schema) == 0
+        one.add_links(known["http://a/0"][0], [LinkRow(known["http://a/1"][0], False, "a")])
+        assert not one.holds_turn()  # its writes may wait for the commit tick
+        one.commit()
+        found = one.lookup(["http://a/2", "http://a/new"])
+        assert set(found) == {"http://a/2"}
+        assert _turns_held(pg_url, schema) == 1  # something new: judged under the turn
+        assert one.holds_turn()  # committed at the end of the step
+        one.add_urls([NewUrl("http://a/new", 2, None)])
+        one.commit()
+        assert _turns_held(pg_url, schema) == 0
+        assert not one.holds_turn()
+        one.requeue([(known["http://a/1"][0], 2)])  # a HELD row others may requeue too
+        assert one.holds_turn()
+        one.commit()
+    finally:
+        one.close()
+
+
+#: Tables where PostgreSQL keeps insertion order in an ``id`` column (SQLite: ``rowid``).
+_ROWID_TABLES = frozenset({"alternates", "images", "links", "notes"})
+
+
+def test_both_stores_hold_the_same_tables_and_columns(
+    tmp_path: Path, pg_url: str, pg_spec: str
+) -> None:
+    """The two schemas are written in two dialects: this keeps their columns from drifting."""
+    open_store(tmp_path / "crawl.sqlite").close()
+    open_store(pg_spec).close()
+    lite = sqlite3.connect(tmp_path / "crawl.sqlite")
+    try:
+        tables = [
+            str(t) for (t,) in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        sqlite_columns = {
+            t: {str(row[1]) for row in lite.execute(f"PRAGMA table_info({t})")} for t in tables
+        }
+    finally:
+        lite.close()
+    pg_columns: dict[str, set[str]] = {}
+    with psycopg.connect(pg_url) as admin:
+        for table, column in admin.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = %s",
+            (parse_spec(pg_spec).schema,),
+        ):
+            pg_columns.setdefault(str(table), set()).add(str(column))
+    for table in _ROWID_TABLES:
+        pg_columns[table].discard("id")
+    assert pg_columns == sqlite_columns

@@ -22,16 +22,30 @@ class MapCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._building: dict[Path, threading.Lock] = {}
         self._pages: dict[Path, tuple[tuple[int, ...], str]] = {}
 
-    def get(self, db: Path, build: Callable[[], str]) -> str:
-        """In a worker thread: ``build`` may read the store for seconds."""
+    def peek(self, db: Path) -> str | None:
+        """The page :meth:`get` would return without building, or ``None``."""
         stamp = store_stamp(db)
         with self._lock:
             hit = self._pages.get(db)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        text = build()
+        return hit[1] if hit is not None and hit[0] == stamp else None
+
+    def get(self, db: Path, build: Callable[[], str]) -> str:
+        """In a worker thread: ``build`` may read the store for seconds.  Asked twice at
+        once (the build behind a first screen, a tab that wants the whole map), it builds once.
+        """
+        text = self.peek(db)
+        if text is not None:
+            return text
         with self._lock:
-            self._pages[db] = (stamp, text)
+            building = self._building.setdefault(db, threading.Lock())
+        with building:
+            text = self.peek(db)
+            if text is None:
+                stamp = store_stamp(db)
+                text = build()
+                with self._lock:
+                    self._pages[db] = (stamp, text)
         return text

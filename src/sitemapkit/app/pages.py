@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from sitemapkit.cli.inventory import write_inventory
 from sitemapkit.errors import InputError
 from sitemapkit.model import PageRecord
 from sitemapkit.store import iter_page_records
+from sitemapkit.visual.tree import paused_gc
 from sitemapkit.visual.urlparts import split_url
 
 ROW_FIELDS = (
@@ -154,14 +156,18 @@ def facets(records: Iterable[PageRecord]) -> dict[str, dict[str, int]]:
 
 
 def store_stamp(db: Path) -> tuple[int, ...]:
-    """Time and size of the store and its WAL: equal stamps, same contents (a cache key)."""
+    """Time and size of the store and its WAL: equal stamps, same contents (a cache key).
+
+    An empty WAL counts as none: every reader that opens the store makes one (a new
+    time), and a stamp taken while another view reads would never match again.
+    """
     marks: list[int] = []
     for suffix in ("", "-wal"):
         try:
             st = Path(str(db) + suffix).stat()
-            marks += [st.st_mtime_ns, st.st_size]
         except OSError:
-            marks += [0, 0]
+            st = None
+        marks += [st.st_mtime_ns, st.st_size] if st is not None and st.st_size else [0, 0]
     return tuple(marks)
 
 
@@ -173,25 +179,66 @@ class PageCache:
         self._loading: dict[Path, threading.Lock] = {}
         self._cache: dict[Path, tuple[tuple[int, ...], list[PageRecord], dict[str, Any]]] = {}
 
-    def get(self, db: Path) -> tuple[list[PageRecord], dict[str, Any]]:
-        """The records (discovery order) and their facets (in a worker thread: it may read)."""
+    def peek(self, db: Path) -> tuple[list[PageRecord], dict[str, Any]] | None:
+        """What :meth:`get` would return without reading, or ``None`` when it would read."""
         stamp = store_stamp(db)
         with self._lock:
             hit = self._cache.get(db)
-            if hit is not None and hit[0] == stamp:
-                return hit[1], hit[2]
+        return (hit[1], hit[2]) if hit is not None and hit[0] == stamp else None
+
+    def get(self, db: Path) -> tuple[list[PageRecord], dict[str, Any]]:
+        """The records (discovery order) and their facets (in a worker thread: it may read)."""
+        hit = self.peek(db)
+        if hit is not None:
+            return hit
+        stamp = store_stamp(db)
         with self._lock:
             loading = self._loading.setdefault(db, threading.Lock())
         with loading:  # two tabs asking at once: one read, the other waits for it
             with self._lock:
-                hit = self._cache.get(db)
-                if hit is not None and hit[0] == stamp:
-                    return hit[1], hit[2]
-            records = list(iter_page_records(db))
-            found = facets(records)
+                done = self._cache.get(db)
+                if done is not None and done[0] == stamp:
+                    return done[1], done[2]
+            with paused_gc():  # 100,000 records and no cycle among them: nothing to scan
+                records = list(iter_page_records(db))
+                found = facets(records)
             with self._lock:
                 self._cache[db] = (stamp, records, found)
         return records, found
+
+
+#: Rows a first screen (or the Progress view's first look) may read straight from the
+#: store's head instead of loading the whole table.
+FIRST_ROWS = 5000
+
+
+def first_slice(db: Path, query: Query) -> dict[str, Any] | None:
+    """The first rows of the table in discovery order, read from the store's head.
+
+    Why: loading every record of a 100,000-page store takes seconds, and the
+    first screen of an unfiltered, unsorted table is the first rows by id
+    (``page_records`` streams them in that order, so only they are read) and
+    the number of URLs.  ``facets`` is ``None``: the menus come with the next
+    answer, from the whole table.  ``None`` for any other query.
+    """
+    plain = Query(offset=query.offset, limit=query.limit)
+    if query != plain or query.offset + query.limit > FIRST_ROWS:
+        return None
+    from sitemapkit.store import open_store
+
+    store = open_store(db, mode="read")
+    try:
+        head = list(islice(store.page_records(), query.offset + query.limit))
+        seen = store.counts()["seen"]
+    finally:
+        store.close()
+    return {
+        "total": seen,
+        "all": seen,
+        "offset": query.offset,
+        "rows": [row(r) for r in head[query.offset :]],
+        "facets": None,
+    }
 
 
 def page_slice(records: list[PageRecord], found: dict[str, Any], query: Query) -> dict[str, Any]:

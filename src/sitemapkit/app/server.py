@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import errno
+import importlib
 import json
 import re
 from collections.abc import Awaitable, Callable
@@ -38,6 +39,8 @@ JOBS = web.AppKey("jobs", Jobs)
 WATCHERS = web.AppKey("watchers", dict[str, Watcher])
 PAGES = web.AppKey("pages", pages_mod.PageCache)
 MAPS = web.AppKey("maps", MapCache)
+#: The sections-first page of each big map ("" for a small one: it has none).
+FIRSTS = web.AppKey("firsts", MapCache)
 GUARD = web.AppKey("guard", Guard)
 WARMING = web.AppKey("warming", dict[str, asyncio.Task[None]])
 _META_CSP = re.compile(r'http-equiv="Content-Security-Policy" content="([^"]*)"')
@@ -263,16 +266,23 @@ def warm(app: web.Application, paths: SitePaths) -> None:
     if not is_crawl_db(paths.db):
         return
 
-    def read() -> None:
+    behind(app, paths.id, lambda: app[PAGES].get(paths.db))
+
+
+def behind(app: web.Application, key: str, work: Callable[[], object]) -> None:
+    """Run ``work`` in a worker thread unless work of that ``key`` runs already (errors are
+    the view's to say when it asks); the server waits for it when it stops."""
+
+    def run() -> None:
         with contextlib.suppress(SitemapkitError):
-            app[PAGES].get(paths.db)
+            work()
 
     busy = app[WARMING]
-    if paths.id in busy:
+    if key in busy:
         return
-    task = asyncio.get_running_loop().create_task(asyncio.to_thread(read))
-    busy[paths.id] = task
-    task.add_done_callback(lambda _t: busy.pop(paths.id, None))
+    task = asyncio.get_running_loop().create_task(asyncio.to_thread(run))
+    busy[key] = task
+    task.add_done_callback(lambda _t: busy.pop(key, None))
 
 
 # -- views ----------------------------------------------------------------------------
@@ -295,8 +305,13 @@ def _need_store(paths: SitePaths) -> None:
 
 
 async def site_map(request: web.Request) -> web.Response:
+    """The map page.  A big store's map comes as its sections first (a small page of their
+    exact counts, :mod:`~sitemapkit.visual.preview`), the whole map built behind if it is
+    not yet; ``?whole=1`` waits for the whole map (the Map view asks, then shows it).
+    Both are kept until the store changes."""
     paths = _paths(request)
     _need_store(paths)
+    maps = request.app[MAPS]
 
     def build() -> str:
         from sitemapkit.visual.page import render_html
@@ -304,8 +319,23 @@ async def site_map(request: web.Request) -> web.Response:
 
         return render_html(read_tree(str(paths.db)), title=f"{paths.id} site map")
 
-    text = await asyncio.to_thread(request.app[MAPS].get, paths.db, build)
+    if request.query.get("whole") != "1":
+        firsts = request.app[FIRSTS]
+        first = await asyncio.to_thread(firsts.get, paths.db, lambda: _first_screen(paths))
+        if first:
+            behind(request.app, "map:" + paths.id, lambda: maps.get(paths.db, build))
+            return _html_with_own_csp(first)
+    text = await asyncio.to_thread(maps.get, paths.db, build)
     return _html_with_own_csp(text)
+
+
+def _first_screen(paths: SitePaths) -> str:
+    """The sections-first page of a store of more than ``PREVIEW_OVER`` URLs, else ``""``."""
+    from sitemapkit.visual import preview
+    from sitemapkit.visual.page import render_html
+
+    tree = preview.preview_tree(str(paths.db), over=preview.PREVIEW_OVER)
+    return "" if tree is None else render_html(tree, title=f"{paths.id} site map")
 
 
 async def site_map_json(request: web.Request) -> web.Response:
@@ -332,14 +362,23 @@ async def pages(request: web.Request) -> web.Response:
     _need_store(paths)
     query = pages_mod.Query.from_params(request.query)
     compact = request.query.get("format") == "compact"
+    wait = request.query.get("wait") == "1"
 
     def read() -> dict[str, Any]:
-        records, found = request.app[PAGES].get(paths.db)
+        cache = request.app[PAGES]
+        if not compact and not wait and cache.peek(paths.db) is None:
+            first = pages_mod.first_slice(paths.db, query)
+            if first is not None:  # a first screen without waiting for the whole table
+                return first
+        records, found = cache.get(paths.db)
         if compact:
             return pages_mod.compact(records, query)
         return pages_mod.page_slice(records, found, query)
 
-    return web.json_response(await asyncio.to_thread(read))
+    answer = await asyncio.to_thread(read)
+    if answer.get("facets") is None and not compact and request.app[JOBS].state(paths) == "idle":
+        warm(request.app, paths)  # the rest of the table, while the first screen is drawn
+    return web.json_response(answer)
 
 
 async def pages_csv(request: web.Request) -> web.Response:
@@ -470,12 +509,16 @@ async def publish(request: web.Request) -> web.Response:
 
 def make_app(workspace: Workspace, guard: Guard) -> web.Application:
     """The whole server: guard first, then errors as JSON, then the routes of API.md."""
+    # what the first Map visit needs is imported as the server starts, not on that visit
+    importlib.import_module("sitemapkit.visual.page")
+    importlib.import_module("sitemapkit.visual.preview")
     app = web.Application(middlewares=[guard_middleware(guard), errors_middleware])
     app[WS] = workspace
     app[GUARD] = guard
     app[WATCHERS] = {}
     app[PAGES] = pages_mod.PageCache()
     app[MAPS] = MapCache()
+    app[FIRSTS] = MapCache()
     app[WARMING] = {}
     app[JOBS] = Jobs(on_change=lambda site_id: job_changed(app, site_id))
     app.on_response_prepare.append(add_headers)

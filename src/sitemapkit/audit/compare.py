@@ -28,6 +28,8 @@ LASTMOD_SLACK = timedelta(days=1)
 REDIRECT_REASONS = frozenset({"redirect", "redirect-loop", "redirect-chain", "redirect-invalid"})
 FETCH_ERRORS = frozenset({"timeout", "connection-error", "bad-response"})
 _BATCH = 1000
+#: A fate code and its evidence.
+Verdict = tuple[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ def _redirect_evidence(ctx: Context, f: ListedFacts) -> str:
 
 
 def _unverified(ctx: Context, f: ListedFacts) -> str:
+    """Why the crawl holds no verdict on a listed URL."""
     if f.state is None:
         if ctx.offline:
             return "the crawl never saw it (offline audit: not fetched)"
@@ -88,6 +91,11 @@ def _unverified(ctx: Context, f: ListedFacts) -> str:
         return f"still queued when the crawl stopped ({ctx.stopped_by or 'interrupted'})"
     if f.state == UrlState.HELD:
         return "only nofollow links lead to it; not fetched"
+    return _skipped(f)
+
+
+def _skipped(f: ListedFacts) -> str:
+    """Why a URL the crawl decided on was not judged (its ``reason``)."""
     if f.reason == "out-of-scope":
         return "excluded from the crawl (--include/--exclude)"
     if f.reason == "too-large":
@@ -95,13 +103,32 @@ def _unverified(ctx: Context, f: ListedFacts) -> str:
     return f"not fetched: {f.reason}"
 
 
-def fate(ctx: Context, f: ListedFacts) -> tuple[str, str] | None:
-    """The fate code and evidence of one listed ``loc`` (None: a healthy page)."""
-    loc = f.listed.loc
+def fate(ctx: Context, f: ListedFacts) -> Verdict | None:
+    """The fate code and evidence of one listed ``loc`` (None: a healthy page).
+
+    The first that applies, in the table's order of severity: not the site's,
+    not fetched as a page, refused by the page, linked from nowhere.
+    """
+    for check in (_out_of_scope, _not_fetched, _refused):
+        verdict = check(ctx, f)
+        if verdict is not None:
+            return verdict
+    if f.inlinks == 0 and f.listed.key not in ctx.roots:
+        return "listed-orphan", "no crawled page links to it"
+    return None
+
+
+def _out_of_scope(ctx: Context, f: ListedFacts) -> Verdict | None:
+    """A listed URL that is not on the audited site or not under its sitemap's folder."""
     if not ctx.on_site(f.listed.key):
-        return "listed-out-of-scope", f"not on the audited site ({urlsplit(loc).netloc})"
+        return "listed-out-of-scope", f"not on the audited site ({urlsplit(f.listed.loc).netloc})"
     if outside_folder(f.listed.key, f.listed.sitemap):
         return "listed-out-of-scope", f"outside the folder of {f.listed.sitemap}"
+    return None
+
+
+def _not_fetched(ctx: Context, f: ListedFacts) -> Verdict | None:
+    """A URL the crawl did not fetch as a page: blocked, never fetched, redirected, failed."""
     reason = f.reason
     if f.state == UrlState.DONE and reason == "blocked-by-robots":
         return "listed-blocked", "disallowed by robots.txt"
@@ -113,6 +140,12 @@ def fate(ctx: Context, f: ListedFacts) -> tuple[str, str] | None:
     if reason is not None and (reason.startswith("http-") or reason in FETCH_ERRORS):
         what = f"HTTP {f.status}" if f.status is not None else reason
         return "listed-error", what + (f" ({f.detail})" if f.detail else "")
+    return None
+
+
+def _refused(ctx: Context, f: ListedFacts) -> Verdict | None:
+    """A fetched page that is not one for a sitemap: noindex, canonical elsewhere, not HTML."""
+    reason = f.reason
     if reason == "noindex":
         return "listed-noindex", "the page says noindex (meta robots or X-Robots-Tag)"
     if reason == "canonicalised-to":
@@ -121,8 +154,6 @@ def fate(ctx: Context, f: ListedFacts) -> tuple[str, str] | None:
         return "listed-not-html", f"Content-Type {f.content_type or 'missing'}"
     if reason is not None:
         return "listed-unverified", _unverified(ctx, f)
-    if f.inlinks == 0 and f.listed.key not in ctx.roots:
-        return "listed-orphan", "no crawled page links to it"
     return None
 
 

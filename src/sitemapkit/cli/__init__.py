@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from sitemapkit import lazytrust
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import SitemapkitError
 
@@ -133,6 +134,7 @@ def cli(ctx: click.Context, traceback: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return an exit status (never raises for expected errors)."""
+    lazytrust.install()  # no CA bundle read at start-up for a command that never uses TLS
     args = sys.argv[1:] if argv is None else argv
     show_tb = "--traceback" in args
     try:

@@ -36,18 +36,16 @@ from sitemapkit.cli.crawl_output import (
 )
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
-from sitemapkit.cli.indexnow import check_settings, submit_store
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import DEFAULT_RENDER, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
-from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT
-from sitemapkit.indexnow.submit import Settings
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
 if TYPE_CHECKING:
+    from sitemapkit.indexnow.submit import Settings
     from sitemapkit.write.writer import WriteResult
 
 DB_NAME = "crawl.sqlite"
@@ -562,6 +560,8 @@ def crawl(
             raise click.UsageError(str(exc)) from exc
         code = _publish(result, store, db, out_dir, config, outputs)
         if submission is not None and code == ExitStatus.OK:
+            from sitemapkit.cli.indexnow import submit_store
+
             code = submit_store(store, submission)
     finally:
         store.close()
@@ -571,13 +571,21 @@ def crawl(
 def _indexnow_settings(
     key: str | None, key_location: str | None, endpoint: str | None
 ) -> Settings | None:
-    """``--indexnow``'s settings, checked before anything is crawled (None: not asked)."""
+    """``--indexnow``'s settings, checked before anything is crawled (None: not asked).
+
+    IndexNow's modules are imported only when asked: a crawl without ``--indexnow``
+    does not load them (``tests/cli/test_imports.py``).
+    """
     if key is None:
         if key_location is not None or endpoint is not None:
             raise click.UsageError(
                 "--indexnow-key-location and --indexnow-endpoint need --indexnow"
             )
         return None
+    from sitemapkit.cli.indexnow import check_settings
+    from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT
+    from sitemapkit.indexnow.submit import Settings
+
     settings = Settings(key=key, endpoint=endpoint or DEFAULT_ENDPOINT, key_location=key_location)
     check_settings(settings, "--indexnow")
     return settings

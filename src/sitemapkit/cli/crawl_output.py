@@ -58,11 +58,11 @@ def published_urls(out_dir: Path) -> tuple[Path, int] | None:
     local copies beside it.  ``None`` when there is no set, or it cannot be read
     (then there is nothing to protect).
     """
-    from sitemapkit.read.reader import iter_locs
-
     for name in ("sitemap.xml", "sitemap.xml.gz"):
         root = out_dir / name
         if root.is_file():
+            from sitemapkit.read.reader import iter_locs  # only when there is a set to read
+
             try:
                 return root, sum(len(batch) for batch in iter_locs(str(root)))
             except (SitemapkitError, OSError):
@@ -114,14 +114,19 @@ def write_sitemap_set(
     ``--why``, the inventory and the summary show it.
     """
     from sitemapkit.crawl.engine import sitemap_entries
+    from sitemapkit.crawl.stamp import build_stamp
 
     options = WriterOptions(
         base_url=base_url, gzip=gzip, allow_other_hosts=other_hosts, skip_invalid=True
     )
+    stamp = build_stamp(store)
     writer = _NotingWriter(out_dir, options)
     with writer:
-        writer.add_all(sitemap_entries(store, images=images))
+        omit = stamp.value if stamp is not None else None
+        writer.add_all(sitemap_entries(store, images=images, omit_lastmod=omit))
         result = writer.commit()
+    if stamp is not None:
+        result.warnings.append(stamp.note())
     store.add_notes(writer.left)
     store.commit()
     return result

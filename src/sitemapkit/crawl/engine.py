@@ -30,7 +30,8 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -75,6 +76,7 @@ class TrapChecker(Protocol):
     """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
 
     def check(self, url: str, depth: int) -> str | None: ...
+    def judging(self, urls: Sequence[str]) -> AbstractContextManager[None]: ...
     def to_state(self) -> dict[str, Any]: ...
 
 
@@ -830,18 +832,21 @@ class Crawler:
         store = self.store
         ids = store.lookup(list(found))
         rows: list[NewUrl] = []
-        for url, (_nofollow, _kind, followable, spelling) in found.items():
-            hit = ids.get(url)
-            if hit is not None and hit[1] != UrlState.STALE:  # stale: judged anew this run
-                continue
-            # Judged once, when first seen: trap counters must not count repeats.
-            decided = self._judge(spelling, depth)
-            if decided is not None:
-                rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
-            elif not followable:
-                rows.append(self._new(spelling, depth, item.id, UrlState.HELD, "nofollow-only"))
-            else:
-                rows.append(self._new(spelling, depth, item.id))
+        new = [
+            (spelling, followable)
+            for url, (_nofollow, _kind, followable, spelling) in found.items()
+            if (hit := ids.get(url)) is None or hit[1] == UrlState.STALE  # stale: judged anew
+        ]
+        with self.traps.judging([spelling for spelling, _ in new]):
+            for spelling, followable in new:
+                # Judged once, when first seen: trap counters must not count repeats.
+                decided = self._judge(spelling, depth)
+                if decided is not None:
+                    rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
+                elif not followable:
+                    rows.append(self._new(spelling, depth, item.id, UrlState.HELD, "nofollow-only"))
+                else:
+                    rows.append(self._new(spelling, depth, item.id))
         if rows:
             ids.update(store.add_urls(rows))
         held_to_queue: list[tuple[int, int]] = []
@@ -925,12 +930,18 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
     )
 
 
-def sitemap_entries(store: CrawlStore, *, images: bool = False) -> Iterator[UrlEntry]:
-    """The crawl's sitemap as :class:`UrlEntry` values, in discovery order."""
+def sitemap_entries(
+    store: CrawlStore, *, images: bool = False, omit_lastmod: str | None = None
+) -> Iterator[UrlEntry]:
+    """The crawl's sitemap as :class:`UrlEntry` values, in discovery order.
+
+    ``omit_lastmod`` is a build stamp (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
+    dated exactly that are written without a lastmod.
+    """
     for row in store.sitemap_rows():
         yield UrlEntry(
             loc=row.url,
-            lastmod=row.lastmod,
+            lastmod=None if row.lastmod == omit_lastmod else row.lastmod,
             alternates=row.alternates,
             images=tuple(Image(loc) for loc in row.images) if images else (),
         )

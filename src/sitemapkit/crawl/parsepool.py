@@ -16,6 +16,12 @@ crawl's one event loop keeps the network and the store.  Why this shape:
   records it as ``parse-failed``), instead of killing processes forever.
 * **Batches**: a page per message cost a wake-up of both processes per page, about
   as much CPU as the parse itself on a busy machine; what waits is sent together.
+* **Nicer than the crawl** (:data:`PARSE_NICENESS`): the one event loop paces the
+  whole pipeline (it fetches what the parse processes parse and stores what they
+  return).  With N parse processes on N cores, equal priorities give each of the
+  N + 1 processes N / (N + 1) of a core, the loop included, and the loop's share is
+  the crawl's speed; nicer parse processes leave it a whole core when it wants one
+  and take every cycle it does not use.
 * **Plain subprocesses** (``python -m sitemapkit.crawl.parseworker``) speaking
   length-prefixed pickles on stdin/stdout: asyncio reads and writes the pipes without
   blocking the loop, and a child imports only the parser, not the CLI.
@@ -36,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from sitemapkit.crawl.extract import PageFacts, extract_page
-from sitemapkit.crawl.heap import BIG_BODY, trim_heap
+from sitemapkit.crawl.heap import trim_after
 from sitemapkit.crawl.parseworker import FRAME
 from sitemapkit.crawl.urlnorm import QueryPolicy
 
@@ -48,6 +54,9 @@ MAX_BATCH_BYTES: Final = 4 << 20
 #: Most parse processes ``--workers`` starts (more rarely pays: the event loop that
 #: fetches and stores is one process, and it becomes the bottleneck).
 MAX_WORKERS: Final = 8
+#: How much nicer than the crawl a parse process runs (``nice`` steps: weight 526 against
+#: the loop's 1024 under Linux's scheduler, so the loop keeps a core of its own).
+PARSE_NICENESS: Final = 3
 #: The response headers :func:`extract_page` reads; only these cross the pipe.
 PARSE_HEADERS: Final = frozenset(
     {"content-type", "link", "x-robots-tag", "refresh", "date", "last-modified"}
@@ -86,8 +95,7 @@ class InlineParser:
 
     async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
         facts = extract_page(body, url=url, headers=headers, policy=self.policy)
-        if len(body) >= BIG_BODY:
-            trim_heap()
+        trim_after(len(body))
         return facts
 
     async def close(self) -> None:
@@ -151,6 +159,9 @@ class ProcessParser:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
+        with contextlib.suppress(OSError, AttributeError):  # refused, or no such call: unranked
+            nicer = os.getpriority(os.PRIO_PROCESS, 0) + PARSE_NICENESS
+            os.setpriority(os.PRIO_PROCESS, proc.pid, min(nicer, 19))
         self._procs[proc.pid] = proc
         self.started.append(proc.pid)
         return proc

@@ -18,7 +18,7 @@ from typing import BinaryIO, Final
 from multidict import CIMultiDict
 
 from sitemapkit.crawl.extract import extract_page
-from sitemapkit.crawl.heap import trim_heap
+from sitemapkit.crawl.heap import trim_after
 
 #: Message frame, both ways: a 4-byte big-endian length, then a pickle.
 FRAME: Final = struct.Struct(">I")
@@ -42,16 +42,16 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         policy, pages = pickle.loads(request)  # noqa: S301 - from our own crawl
         del request
         answers: list[tuple[str, object]] = []
+        parsed = 0
         for body, url, headers in pages:
+            parsed += len(body)
             try:
                 facts = extract_page(body, url=url, headers=CIMultiDict(headers), policy=policy)
                 answers.append(("ok", facts))
             except Exception:  # noqa: BLE001 - reported to the crawl, which raises it
                 answers.append(("error", traceback.format_exc(limit=5)))
         del pages
-        # After every batch, not only after a big page as in-process: the trees and the
-        # batch are gone, and an idle parse process should not sit on their pages.
-        trim_heap()
+        trim_after(parsed)  # the batch's trees are gone: give back what a big batch took
         data = pickle.dumps(answers, pickle.HIGHEST_PROTOCOL)
         stdout.write(FRAME.pack(len(data)))
         stdout.write(data)

@@ -39,11 +39,12 @@ check): it counts what it admits.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from sitemapkit.limits import MAX_LOC_LENGTH, MAX_REDIRECTS
 
@@ -121,6 +122,21 @@ def pattern_key(url: str) -> str:
     """The shape of ``url``: host, generalised path, sorted query names."""
     parts = urlsplit(url)
     return _pattern_key(parts.netloc.lower(), parts.path, query_signature(parts.query))
+
+
+def counter_keys(url: str) -> tuple[str, str | None] | None:
+    """The pattern and facet counters :meth:`TrapGuard.check` reads for ``url`` (None: none)."""
+    try:
+        return _counter_keys(urlsplit(url))
+    except ValueError:
+        return None
+
+
+def _counter_keys(parts: SplitResult) -> tuple[str, str | None]:
+    netloc = parts.netloc.lower()
+    signature = query_signature(parts.query) if parts.query else ""
+    facet = f"{netloc}{parts.path}" if "&" in signature else None
+    return _pattern_key(netloc, parts.path, signature), facet
 
 
 def _pattern_key(netloc: str, path: str, signature: str) -> str:
@@ -201,11 +217,8 @@ class TrapGuard:
         if repeated_segment(parts.path, limits.max_segment_repeats) is not None:
             return self._hit("trap-repeated-segment", url)
 
-        netloc = parts.netloc.lower()
-        signature = query_signature(parts.query) if parts.query else ""
-        key = _pattern_key(netloc, parts.path, signature)
+        key, facet_key = _counter_keys(parts)
         calendar = is_calendar_pattern(key, parts.query)
-        facet_key = f"{netloc}{parts.path}" if "&" in signature else None
         count, facets = self._seen(key, facet_key)
         cap = limits.max_calendar_urls if calendar else limits.max_pattern_urls
         if count >= cap:
@@ -214,6 +227,15 @@ class TrapGuard:
             return self._hit("trap-pattern", url, f"{facet_key}?{{facets}}")
         self._admitted(key, facet_key)
         return None
+
+    @contextmanager
+    def judging(self, urls: Sequence[str]) -> Iterator[None]:
+        """:meth:`check` the new ``urls`` of one page inside this block.
+
+        Here a no-op; a guard whose counters live elsewhere (a fleet's store) reads
+        every counter the block will need at once instead of one read per URL.
+        """
+        yield
 
     def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
         """URLs admitted so far of this pattern, and of this path's facet combinations.

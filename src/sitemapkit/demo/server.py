@@ -234,39 +234,59 @@ _CHANGELOG_BODY: bytes | None = None
 
 
 async def _handle(request: web.Request) -> web.StreamResponse:
+    """One request: a fixed answer, a generated page, or a file of ``site/``."""
     path = request.path
     request.app[HITS][path] += 1
-    origin = _origin(request)
+    if path == STOCK_FEED:
+        return await _stock_feed(request)
+    fixed = _fixed(request)
+    if fixed is not None:
+        return fixed
+    generated = _generated(request)
+    if generated is not None:
+        return web.Response(text=generated, content_type="text/html", charset="utf-8")
+    if path == _SLOW:
+        await asyncio.sleep(SLOW_SECONDS)
+    return _static(request)
 
+
+def _fixed(request: web.Request) -> web.Response | None:
+    """The redirects, the broken page and the 2 MB changelog (built once)."""
+    global _CHANGELOG_BODY  # noqa: PLW0603 - built once, 2 MB
+    path = request.path
     if path in REDIRECTS:
         status, location = REDIRECTS[path]
-        target = origin + location if location.startswith("/") else location
+        target = _origin(request) + location if location.startswith("/") else location
         return web.Response(status=status, headers={"Location": target})
     if path == _STATUS_BROKEN:
         return web.Response(status=500, text="Internal Server Error", content_type="text/plain")
-    if path == STOCK_FEED:
-        return await _stock_feed(request)
     if path == _CHANGELOG:
-        global _CHANGELOG_BODY  # noqa: PLW0603 - built once, 2 MB
         if _CHANGELOG_BODY is None:
             _CHANGELOG_BODY = _changelog().encode()
         return web.Response(body=_CHANGELOG_BODY, content_type="text/html", charset="utf-8")
+    return None
+
+
+def _generated(request: web.Request) -> str | None:
+    """The pages made on request (calendar, facets, the repeating path); None: not one."""
+    path = request.path
     generated: str | None = None
     if path.startswith(_CALENDAR_PREFIX) and path != _CALENDAR_PREFIX:
         generated = _calendar(path)
-        if generated is None:
-            raise web.HTTPNotFound
     elif path == _FACETS_PATH:
-        generated = _facets(request)
+        return _facets(request)
     elif path.startswith(_REPEAT_PREFIX):
         generated = _repeating(path)
-        if generated is None:
-            raise web.HTTPNotFound
-    if generated is not None:
-        return web.Response(text=generated, content_type="text/html", charset="utf-8")
+    else:
+        return None
+    if generated is None:
+        raise web.HTTPNotFound
+    return generated
 
-    if path == _SLOW:
-        await asyncio.sleep(SLOW_SECONDS)
+
+def _static(request: web.Request) -> web.Response:
+    """A file of ``site/`` with its origin filled in and its headers, or the 404 page."""
+    path = request.path
     file = _file_for(path)
     if file is None:
         return web.Response(
@@ -279,6 +299,7 @@ async def _handle(request: web.Request) -> web.StreamResponse:
     headers = {
         "Content-Type": CONTENT_TYPES.get(path, _TYPES.get(file.suffix, "application/octet-stream"))
     }
+    origin = _origin(request)
     for name, value in HEADERS.get(path, {}).items():
         headers[name] = value.replace("__ORIGIN__", origin)
     return web.Response(body=body, headers=headers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final
 
 from sitemapkit import dates, limits
@@ -14,6 +15,14 @@ _WHY: Final = {
     "lastmod-no-timezone": "has a time without a timezone (or a date with an offset)",
 }
 _PRIORITY: Final = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
+
+#: lastmod-uniform fires when this share of (at least UNIFORM_MIN) values is one value.
+UNIFORM_SHARE: Final = 0.95
+
+UNIFORM_MIN: Final = 10
+
+#: distinct lastmod values tracked before the set is surely not uniform
+UNIFORM_TRACK: Final = 1_000
 
 
 def lastmod_problem(text: str) -> Problem | None:
@@ -42,3 +51,17 @@ def priority_problem(text: str) -> Problem | None:
     if _PRIORITY.fullmatch(text) and float(text) <= 1.0:
         return None
     return "priority-invalid", f'priority "{text[:40]}" is not a number from 0.0 to 1.0'
+
+
+def uniform_lastmod(counts: Mapping[str, int], total: int) -> tuple[str, int] | None:
+    """The value and count that make ``total`` lastmods uniform (``lastmod-uniform``), or None.
+
+    ``counts`` holds how often each value was seen (at most :data:`UNIFORM_TRACK` kinds
+    are needed: past that the set cannot be uniform).  When (nearly) every page carries
+    one date, the date is a build or deploy stamp, not when pages changed: the validator
+    warns about it, and the crawler leaves such a date out rather than write it.
+    """
+    if total < UNIFORM_MIN or not counts:
+        return None
+    value, count = max(counts.items(), key=lambda item: item[1])
+    return (value, count) if count >= UNIFORM_SHARE * total else None

@@ -458,7 +458,8 @@ class CrawlStore(Protocol):
         ...
 
     def counts(self) -> dict[str, int]:
-        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``."""
+        """``queued``, ``claimed``, ``done``, ``held``, ``fetched``, ``indexable``, ``errors``,
+        and ``seen``: every URL (the rows :meth:`page_records` yields)."""
         ...
 
     def queued(self) -> int:
@@ -485,6 +486,13 @@ class CrawlStore(Protocol):
 
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (the inventory and the visual map)."""
+        ...
+
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        """``(id, URL, out of scope)`` of every URL in :meth:`page_records`' order, spelling
+        and verdict (``reason == "out-of-scope"``; a true value, 1 in SQLite), streamed:
+        the app's first screen of a map counts a 100,000-page site's sections without
+        making a record per URL."""
         ...
 
     def explain(self, url: str) -> Explanation | None:
@@ -617,6 +625,16 @@ class FleetStore(CrawlStore, Protocol):
 
     def join_fleet(self, name: str, now: float, ttl: float) -> int:
         """Register a live worker (``name`` says where it runs); its id."""
+        ...
+
+    def holds_turn(self) -> bool:
+        """Whether this worker's open transaction holds what the others wait for.
+
+        SQLite: its write lock (any write takes it).  PostgreSQL: the fleet's write
+        turn, taken only by a step that meets new URLs or requeues a ``HELD`` one.  A
+        worker commits at once when this is true; otherwise its writes (its own
+        pages' rows and links) wait for the next commit tick, as a lone crawl's do.
+        """
         ...
 
     def heartbeat(self, worker: int, now: float, ttl: float) -> bool:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.store import crawl_reads
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -69,6 +70,7 @@ from sitemapkit.store.postgres_schema import (
 )
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,
+    PAGE_URLS_SQL,
     REJUDGE_STALE,
     _counts,
     _explain,
@@ -398,11 +400,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- frontier -----------------------------------------------------------------
     @_reads
     def lookup(self, urls: Sequence[str]) -> dict[str, tuple[int, UrlState]]:
-        """Id and state of the known ``urls``; shared, it also starts this worker's turn.
+        """Id and state of the known ``urls``; shared, it may start this worker's turn.
 
-        A fleet worker's page step (look its links up, judge them with the shared trap
-        counters, add them) holds a transaction advisory lock until the commit that
-        ends the step, so no other worker interleaves (SQLite's ``BEGIN IMMEDIATE``).
+        A fleet worker's page step that meets new URLs (judge them with the shared
+        trap counters, add them) holds a transaction advisory lock until the commit
+        that ends the step, so no other worker interleaves (SQLite's ``BEGIN
+        IMMEDIATE``).  A step whose URLs are all known (and not ``STALE``) needs no
+        turn: its writes touch its own page's row and links, and requeueing a
+        ``HELD`` URL twice is the same as once.  Most steps are such (the JDK docs
+        meet about one new URL a page, in a few index pages), so they look up without
+        the lock; only when something is new is the lock taken and the new ones looked
+        up again under it (another worker may have added them meanwhile).
         """
         found: dict[str, tuple[int, UrlState]] = {}
         missing = [u for u in urls if u not in self._cache]
@@ -410,15 +418,25 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             hit = self._cache.get(url)
             if hit is not None:
                 found[url] = hit
-        if self._shared and not self._turn:
-            key = (APPLICATION_ID + 2, self.spec.schema)
-            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
-            self._turn = True
-            if not missing:
-                self._now()
         if missing:
             self._select(missing, found)
+        if self._shared and not self._turn:
+            unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
+            if unsure:
+                self._take_turn()
+                for url in unsure:
+                    found.pop(url, None)
+                self._select(unsure, found)  # sent with the lock: one round trip
         return found
+
+    def holds_turn(self) -> bool:
+        return self._turn
+
+    def _take_turn(self) -> None:
+        """The fleet's write turn, until this transaction ends (kept for the next round trip)."""
+        key = (APPLICATION_ID + 2, self.spec.schema)
+        self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+        self._turn = True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
@@ -525,6 +543,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not rows:
             return
         args = ([i for i, _ in rows], [d for _, d in rows])
+        if self._shared and not self._turn:
+            # Another worker may requeue the same row: under the turn, so that no worker
+            # waits on a row another holds while that one waits for the turn.
+            self._take_turn()
         self._write(
             lambda c: c.execute(
                 "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "
@@ -650,28 +672,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def run_started(self) -> float | None:
-        row = self._now().execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else float(row[0])
+        return crawl_reads.run_started(Qmark(self._now()))
 
     @_reads
     def runs(self) -> list[RunRow]:
-        return [
-            RunRow(
-                int(i),
-                float(s),
-                None if e is None else float(e),
-                str(st),
-                pages=pages,
-                not_modified=not_modified,
-                changed=changed,
-                bytes=size,
-                tracked=bool(tracked),
-            )
-            for i, s, e, st, pages, not_modified, changed, size, tracked in self._now().execute(
-                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
-                "tracked FROM runs ORDER BY id"
-            )
-        ]
+        return crawl_reads.runs(Qmark(self._now()))
 
     @_streams
     def changes_between(
@@ -713,18 +718,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def fate(self, url_id: int) -> Fate | None:
-        row = (
-            self._now()
-            .execute("SELECT state, status, reason FROM urls WHERE id = %s", (url_id,))
-            .fetchone()
-        )
-        if row is None:
-            return None
-        return Fate(
-            UrlState(int(row[0])),
-            None if row[1] is None else int(row[1]),
-            None if row[2] is None else str(row[2]),
-        )
+        return crawl_reads.fate(Qmark(self._now()), url_id)
 
     @_writes
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
@@ -770,13 +764,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def reasons(self) -> dict[str, int]:
-        return {
-            str(reason): int(n)
-            for reason, n in self._now().execute(
-                "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
-                "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
-            )
-        }
+        return crawl_reads.reasons(Qmark(self._now()))
 
     @_streams
     def sitemap_rows(self) -> Iterator[SitemapRow]:
@@ -811,14 +799,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def note_counts(self) -> dict[str, tuple[int, str]]:
-        return {
-            str(code): (int(n), str(url))
-            for code, n, url in self._now().execute(
-                "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
-                "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
-                "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
-            )
-        }
+        return crawl_reads.note_counts(Qmark(self._now()))
 
     @_streams
     def noted(self, code: str) -> Iterator[tuple[str, str]]:
@@ -877,6 +858,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
             yield _record(row)
+
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        for url_id, url, outside in self.stream(PAGE_URLS_SQL):
+            yield int(url_id), str(url), bool(outside)
 
     @_reads
     def explain(self, url: str) -> Explanation | None:

@@ -23,6 +23,36 @@ _writes = pg_guard("write the audit", StoreWriteError)
 _reads = pg_guard("read the audit", StoreError)
 _streams = pg_guard_stream("read the audit", StoreError)
 
+#: Each table's columns (the rows' field names) and their PostgreSQL array types.
+_LISTED = {
+    "key": "text",
+    "loc": "text",
+    "sitemap": "text",
+    "line": "int",
+    "lastmod": "text",
+    "kind": "text",
+    "parent": "text",
+}
+_FINDINGS = {
+    "code": "text",
+    "severity": "text",
+    "url": "text",
+    "sitemap": "text",
+    "line": "int",
+    "evidence": "text",
+    "weight": "int",
+}
+
+
+def _insert(
+    table: str, columns: dict[str, str], rows: Sequence[object]
+) -> Callable[[psycopg.Connection], object]:
+    """One ``INSERT ... SELECT * FROM unnest(arrays)`` for ``rows``: a column an array."""
+    arrays = tuple([getattr(r, name) for r in rows] for name in columns)
+    types = ", ".join(f"%s::{kind}[]" for kind in columns.values())
+    sql = f"INSERT INTO {table}({', '.join(columns)}) SELECT * FROM unnest({types})"
+    return lambda c: c.execute(sql, arrays)
+
 
 class PgAuditTables:
     """The audit half of ``AuditStore`` (mixed into :class:`~.postgres.PostgresStore`)."""
@@ -47,20 +77,8 @@ class PgAuditTables:
 
     @_writes
     def add_listed(self, rows: Sequence[ListedRow]) -> None:
-        if not rows:
-            return
-        args = tuple(
-            [getattr(r, f) for r in rows]
-            for f in ("key", "loc", "sitemap", "line", "lastmod", "kind", "parent")
-        )
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO listed(key, loc, sitemap, line, lastmod, kind, parent) "
-                "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], "
-                "%s::text[], %s::text[], %s::text[])",
-                args,
-            )
-        )
+        if rows:
+            self._write(_insert("listed", _LISTED, rows))
 
     @_reads
     def listed_unknown(self, limit: int) -> list[str]:
@@ -84,20 +102,8 @@ class PgAuditTables:
 
     @_writes
     def add_findings(self, rows: Sequence[AuditRow]) -> None:
-        if not rows:
-            return
-        args = tuple(
-            [getattr(r, f) for r in rows]
-            for f in ("code", "severity", "url", "sitemap", "line", "evidence", "weight")
-        )
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO audit_findings(code, severity, url, sitemap, line, evidence, weight) "
-                "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], "
-                "%s::text[], %s::int[])",
-                args,
-            )
-        )
+        if rows:
+            self._write(_insert("audit_findings", _FINDINGS, rows))
 
     @_reads
     def finding_counts(self) -> dict[str, int]:

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
-from sitemapkit.model import Alternate, PageRecord
+from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
+from sitemapkit.store import crawl_reads
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
@@ -577,28 +578,11 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def run_started(self) -> float | None:
-        row = self._conn.execute("SELECT started_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else float(row[0])
+        return crawl_reads.run_started(self._conn)
 
     @_reads
     def runs(self) -> list[RunRow]:
-        return [
-            RunRow(
-                int(i),
-                float(s),
-                None if e is None else float(e),
-                str(st),
-                pages=pages,
-                not_modified=not_modified,
-                changed=changed,
-                bytes=size,
-                tracked=bool(tracked),
-            )
-            for i, s, e, st, pages, not_modified, changed, size, tracked in self._conn.execute(
-                "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
-                "tracked FROM runs ORDER BY id"
-            )
-        ]
+        return crawl_reads.runs(self._conn)
 
     @_streams
     def changes_between(
@@ -672,16 +656,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def fate(self, url_id: int) -> Fate | None:
-        row = self._conn.execute(
-            "SELECT state, status, reason FROM urls WHERE id = ?", (url_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        return Fate(
-            UrlState(int(row[0])),
-            None if row[1] is None else int(row[1]),
-            None if row[2] is None else str(row[2]),
-        )
+        return crawl_reads.fate(self._conn, url_id)
 
     @_writes
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
@@ -712,13 +687,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def reasons(self) -> dict[str, int]:
-        return {
-            str(reason): int(n)
-            for reason, n in self._conn.execute(
-                "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
-                "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
-            )
-        }
+        return crawl_reads.reasons(self._conn)
 
     @_streams
     def sitemap_rows(self) -> Iterator[SitemapRow]:
@@ -737,14 +706,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def note_counts(self) -> dict[str, tuple[int, str]]:
-        return {
-            str(code): (int(n), str(url))
-            for code, n, url in self._conn.execute(
-                "SELECT g.code, g.pages, COALESCE(u.loc, u.url) FROM "
-                "(SELECT code, COUNT(DISTINCT page_id) AS pages, MIN(page_id) AS first "
-                "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
-            )
-        }
+        return crawl_reads.note_counts(self._conn)
 
     @_streams
     def noted(self, code: str) -> Iterator[tuple[str, str]]:
@@ -775,6 +737,12 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
                 return
             for row in rows:
                 yield _record(row)
+
+    @_streams
+    def page_urls(self) -> Iterator[tuple[int, str, bool]]:
+        cur = self._conn.execute(PAGE_URLS_SQL)
+        while rows := cur.fetchmany(5000):
+            yield from rows
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
@@ -824,6 +792,7 @@ def _counts(conn: SqlReader) -> dict[str, int]:
     names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
     for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
         out[names.get(int(state), "other")] = int(n)
+    out["seen"] = sum(out.values())  # every URL, as many as page_records yields
     row = conn.execute(
         "SELECT COUNT(fetched_at), "
         "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
@@ -905,11 +874,26 @@ _RECORD_SQL = (
 )
 
 
+#: States of a URL this run has not decided yet: its reason reads as ``not-crawled``.
+UNDECIDED = (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)
+
+#: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too): the
+#: verdict is made by the database, a Python step per row cost more than the read.
+PAGE_URLS_SQL = (
+    f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
+    f"({', '.join(str(int(s)) for s in UNDECIDED)})) FROM urls ORDER BY id"
+)
+
+
+def undecided(state: object) -> bool:
+    """A URL this run has not decided yet (one of :data:`UNDECIDED`)."""
+    return int(state) in UNDECIDED  # type: ignore[call-overload]
+
+
 def _record(row: Sequence[object]) -> PageRecord:
-    state = int(row[13])  # type: ignore[call-overload]
     reason = row[6]
     indexable = bool(row[5])
-    if state in (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE):
+    if undecided(row[13]):
         # Not decided in this run (an earlier run's verdict may still be in the row).
         reason, indexable = "not-crawled", False
     extra: dict[str, str] = {}

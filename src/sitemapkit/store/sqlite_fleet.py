@@ -86,6 +86,9 @@ class FleetTables:
         raise NotImplementedError
 
     @_fleet
+    def holds_turn(self) -> bool:
+        return self._conn.in_transaction  # a write began it: BEGIN IMMEDIATE holds the file
+
     def join_fleet(self, name: str, now: float, ttl: float) -> int:
         conn = self._begin()
         row = conn.execute(

@@ -12,7 +12,12 @@ from sitemapkit.read.entries import is_sitemap_entry, text_line_url
 from sitemapkit.read.kinds import Kind
 from sitemapkit.read.reader import feed_link
 from sitemapkit.read.xmlstream import Node
-from sitemapkit.rulebook.hints import changefreq_problem, lastmod_problem, priority_problem
+from sitemapkit.rulebook.hints import (
+    UNIFORM_TRACK,
+    changefreq_problem,
+    lastmod_problem,
+    priority_problem,
+)
 from sitemapkit.rulebook.loc import ABSOLUTE, loc_problems, not_absolute, not_escaped
 from sitemapkit.validate.extensions import (
     check_hreflang,
@@ -24,7 +29,6 @@ from sitemapkit.validate.sets import SetRules
 from sitemapkit.validate.state import (
     INDEX_ORDER,
     KNOWN_EXT_NS,
-    UNIFORM_TRACK,
     URL_ORDER,
     foreign_attrs,
 )

@@ -11,14 +11,9 @@ from bisect import bisect_right
 from sitemapkit.model import Finding
 from sitemapkit.read.xmlstream import Node
 from sitemapkit.rulebook.codes import severity
+from sitemapkit.rulebook.hints import uniform_lastmod
 from sitemapkit.rulebook.hreflang import reciprocity
-from sitemapkit.validate.state import (
-    MAX_HREFLANG_PAGES,
-    UNIFORM_MIN,
-    UNIFORM_SHARE,
-    DocState,
-    ValidatorBase,
-)
+from sitemapkit.validate.state import MAX_HREFLANG_PAGES, DocState, ValidatorBase
 
 
 class SetRules(ValidatorBase):
@@ -89,21 +84,20 @@ class SetRules(ValidatorBase):
     def finish(self) -> None:
         rep = self.report
         rep.findings.extend(self._listing.more())
-        total = self._lastmod_total
-        if total >= UNIFORM_MIN and self._lastmods:
-            value, count = self._lastmods.most_common(1)[0]
-            if count >= UNIFORM_SHARE * total and self._lastmod_first is not None:
-                src, line = self._lastmod_first
-                rep.findings.append(
-                    Finding(
-                        "lastmod-uniform",
-                        severity("lastmod-uniform"),
-                        f'{count:,} of {total:,} lastmod values are "{value}": stamped at build '
-                        "time, not when pages changed",
-                        src,
-                        line,
-                    )
+        uniform = uniform_lastmod(self._lastmods, self._lastmod_total)
+        if uniform is not None and self._lastmod_first is not None:
+            (value, count), total = uniform, self._lastmod_total
+            src, line = self._lastmod_first
+            rep.findings.append(
+                Finding(
+                    "lastmod-uniform",
+                    severity("lastmod-uniform"),
+                    f'{count:,} of {total:,} lastmod values are "{value}": stamped at build '
+                    "time, not when pages changed",
+                    src,
+                    line,
                 )
+            )
         if self._hreflang_over:
             rep.skipped["hreflang-not-reciprocal"] = (
                 f"more than {MAX_HREFLANG_PAGES:,} pages carry hreflang alternates"

@@ -30,13 +30,6 @@ INDEX_ORDER: Final = {"loc": 0, "lastmod": 1}
 
 KNOWN_EXT_NS: Final = frozenset({IMAGE_NS, VIDEO_NS, NEWS_NS, XHTML_NS, MOBILE_NS})
 
-#: lastmod-uniform fires when this share of (at least UNIFORM_MIN) values is one value.
-UNIFORM_SHARE: Final = 0.95
-
-UNIFORM_MIN: Final = 10
-
-#: distinct lastmod values tracked before the set is surely not uniform
-UNIFORM_TRACK: Final = 1_000
 
 #: distinct strict lanes (scope and extension prefixes) built per set; nodes after that
 MAX_LANE_KINDS: Final = 64

@@ -29,12 +29,10 @@ from sitemapkit.read.lanes import (
 )
 from sitemapkit.read.walk import Doc
 from sitemapkit.read.xmlstream import LaneFactory, Node, XmlFacts, block_nodes
+from sitemapkit.rulebook.hints import UNIFORM_TRACK
 from sitemapkit.rulebook.langcodes import hreflang_problem
 from sitemapkit.validate.entry import EntryRules
-from sitemapkit.validate.state import (
-    MAX_LANE_KINDS,
-    UNIFORM_TRACK,
-)
+from sitemapkit.validate.state import MAX_LANE_KINDS
 
 
 def _entry_starts(raw: str, n: int) -> list[int]:

@@ -14,6 +14,7 @@ new folders, query strings and fragments take the segment-by-segment walk.
 
 from __future__ import annotations
 
+import itertools
 import operator
 from array import array
 from collections.abc import Iterable
@@ -113,6 +114,8 @@ class Builder:
         self.found_from: dict[int, str] = {}
         self.row_count = 0  # pages placed; rows come in that order
         self.outside: list[int] = []  # nodes of out-of-scope URLs (only linked)
+        #: folder -> [pages, out-of-scope pages] below it that have no node (:meth:`add_hidden`)
+        self.weights: dict[int, list[int]] = {}
         self.site = self._new(Kind.SITE, "", -1)
 
     def _new(self, kind: int, segment: str, parent: int) -> int:
@@ -303,6 +306,20 @@ class Builder:
                 ls.append(source if lastmod else 0)
         self.row_count = len(lm)
 
+    def add_hidden(self, url: str, pages: int, outside: int) -> None:
+        """``pages`` URLs below the first path segment of ``url`` (one of them), ``outside``
+        of them out of scope, counted on that folder instead of placed one by one.
+
+        Why: the app's first screen of a big crawl's map needs each section's exact
+        count, not the hundred thousand nodes below; the folder sorts and counts as it
+        does in the whole tree, and :attr:`SiteTree.cut` says what it holds unseen.
+        """
+        origin, segments, _, _ = split_url(url)
+        folder = self._walk(origin, segments[:1])
+        weight = self.weights.setdefault(folder, [0, 0])
+        weight[0] += pages
+        weight[1] += outside
+
     # -- ordering ---------------------------------------------------------
 
     def finish(self) -> SiteTree:
@@ -315,6 +332,8 @@ class Builder:
         tree.duplicates = self.duplicates
         kids = self._children()
         counts = array("i", [1 if r >= 0 else 0 for r in self.rows])
+        for node, (pages, _) in self.weights.items():
+            counts[node] += pages
         for p in sorted(kids, reverse=True):  # a parent is made before its children
             counts[p] += sum(map(counts.__getitem__, kids[p]))
         root, group = self._group_external(kids, counts)
@@ -335,6 +354,7 @@ class Builder:
             if new[old] >= 0:
                 tree.kids[new[old]] = array("i", map(at, ks))
         tree.overrides = {new[o]: u for o, u in self.overrides.items()}
+        tree.cut = {new[o]: w[0] for o, w in self.weights.items() if new[o] >= 0}
         tree.strings = self.strings.items
         rows = self.row_count
         for key, col in self.cols.items():
@@ -386,19 +406,22 @@ class Builder:
         Counted from the out-of-scope nodes up (usually few), so a site of a
         million in-scope pages costs nothing here.
         """
-        if len(self.hosts) < 2 or not self.outside:
+        hidden = [(node, w[1]) for node, w in self.weights.items() if w[1]]
+        if len(self.hosts) < 2 or not (self.outside or hidden):
             return set()
         parents, kinds = self.parents, self.kinds
         per_host: dict[int, int] = {}
-        for node in self.outside:
+        for node, n in itertools.chain(zip(self.outside, repeat(1)), hidden):
             while kinds[node] & 7 != Kind.HOST:
                 node = parents[node]
-            per_host[node] = per_host.get(node, 0) + 1
+            per_host[node] = per_host.get(node, 0) + n
         external = {h for h, n in per_host.items() if n == counts[h]}
         return external if len(external) < len(self.hosts) else set()
 
     def _children(self) -> dict[int, list[int]]:
         kids = {p: list(d.values()) for p, d in self.lookup.items() if d}
+        for folder in self.weights:  # a branch, however few of its nodes are here
+            kids.setdefault(folder, [])
         if len(self.hosts) > 1:
             kids[self.site] = list(self.hosts.values())
         for alts in self.alts.values():

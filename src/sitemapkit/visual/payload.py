@@ -30,6 +30,8 @@ rn   {node: [status, why, links only rendering found (count), the first
      :data:`MAX_RENDERED_LINKS` of them...]} for rendered pages; rm the crawl's
      ``--render`` mode (details: "not rendered, and why")
 th   {node: "data:image/jpeg;base64,..."}: the page's first screen (``--thumbnails``)
+w    {node: pages below it that the data does not hold}: the app's first screen of a
+     big map (:mod:`~sitemapkit.visual.preview`); never in a ``visualize`` file
 ==== =============================================================
 
 Past :data:`PACK_OVER` bytes the JSON is sent deflated and in base64
@@ -152,6 +154,8 @@ def build_payload(
         payload["rm"] = tree.render_mode
     if tree.thumbnails:
         payload["th"] = {str(i): url for i, url in tree.thumbnails.items()}
+    if tree.cut:
+        payload["w"] = {str(i): n for i, n in tree.cut.items()}
     if tree.has_depth_tree:
         payload["q"] = tree.depth_parents
         payload["qr"] = tree.depth_root

@@ -273,6 +273,9 @@ class SiteTree:
         self.rows = array("i")  # row of the node's page in cols, -1 for virtual nodes
         self.kids: list[array[int] | None] = []
         self.overrides: dict[int, str] = {}  # node -> URL the path cannot rebuild
+        #: node -> pages below it that this tree does not hold (the app's first screen of
+        #: a big map, :mod:`~sitemapkit.visual.preview`); empty for a whole tree
+        self.cut: dict[int, int] = {}
         self.strings: list[str] = [""]
         self.cols: dict[str, list[Any]] = {}  # only columns some page has a value for
         self.canonical: dict[int, str] = {}  # by row
@@ -503,20 +506,28 @@ class SiteTree:
         if mode is ColorMode.STATUS:
             return status_class(self.value("h", i))
         if mode is ColorMode.INDEXABILITY:
-            x = self.value("x", i)
-            if x == 2:
-                return "unknown"
-            if x:
-                return "in sitemap"
-            return "excluded: " + (self.strings[self.value("r", i)] or "no reason given")
+            return indexability_class(self.value("x", i), self.strings[self.value("r", i)])
         if mode is ColorMode.CHANGE:
             return self.strings[self.value("g", i)] or "unknown"
         if mode is ColorMode.DEPTH:
-            depth = self.value("d", i)
-            if depth < 0:
-                return "unknown"
-            return "5+" if depth >= 5 else str(depth)
+            return depth_class(self.value("d", i))
         return lastmod_bucket(self.strings[self.value("l", i)], now)
+
+
+def indexability_class(indexable: int, reason: str | None) -> str:
+    """In the sitemap, excluded (and why), or unknown (``indexable`` 2: not fetched)."""
+    if indexable == 2:
+        return "unknown"
+    if indexable:
+        return "in sitemap"
+    return "excluded: " + (reason or "no reason given")
+
+
+def depth_class(depth: int) -> str:
+    """Clicks from the start page, 5 and more as one; unknown below 0."""
+    if depth < 0:
+        return "unknown"
+    return "5+" if depth >= 5 else str(depth)
 
 
 def status_class(status: int | None) -> str:

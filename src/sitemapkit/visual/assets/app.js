@@ -47,6 +47,10 @@ function start(D) {
   D.p = parentOf;
   // sparse per-page extras of a crawl: how rendering went, the first screen's picture
   var RENDERED = D.rn || {}, THUMBS = D.th || {};
+  // the app's first screen of a big map (visual/preview.py): sections with the pages
+  // below them counted, not drawn; the whole map replaces this page when it is built
+  var CUT = D.w || {}, PREVIEW = Object.keys(CUT).length > 0;
+  function cutBelow(V, n) { return V.name === 'path' && n >= 0 ? (CUT[n] || 0) : 0; }
 
   function childLists(parent) {
     var lists = new Array(N);
@@ -73,7 +77,7 @@ function start(D) {
     var pages = new Int32Array(N), level = new Int32Array(N).fill(-1);
     var order = postorder(root, kids);
     for (var a = 0; a < order.length; a++) {
-      var n = order[a], c = kids[n], s = hasPage[n];
+      var n = order[a], c = kids[n], s = hasPage[n] + (name === 'path' ? (CUT[n] || 0) : 0);
       if (c) { for (var x = 0; x < c.length; x++) { s += pages[c[x]]; } }
       pages[n] = s;
     }
@@ -209,6 +213,12 @@ function start(D) {
       if (!hasPage[n]) { keys[n] = null; continue; }
       var key = m.key(n); keys[n] = key;
       counts.set(key, (counts.get(key) || 0) + 1);
+    }
+    if (mode === 'section') {  // a first screen: the pages not drawn are in their section
+      Object.keys(CUT).forEach(function (c) {
+        var sk = sectionOf[+c];
+        if (sk !== null && sk !== undefined) { counts.set(sk, (counts.get(sk) || 0) + CUT[c]); }
+      });
     }
     var entries = Array.from(counts.entries()).sort(function (a, b) { return (b[1] - a[1]) || String(a[0]).localeCompare(String(b[0]), 'en', { numeric: true }); });
     var colors = new Map(), next = 0, palette = m.palette || PALETTE;
@@ -477,7 +487,7 @@ function start(D) {
       drawn++;
       var g = el('g', { 'class': nodeClasses(t), id: 'node-' + t.key, role: 'treeitem',
                         'aria-level': t.level + 1, transform: 'translate(' + t.x + ',' + t.y + ')', 'data-key': t.key });
-      var expandable = t.more >= 0 || (V.kids[t.n] && V.kids[t.n].length > 0);
+      var expandable = t.more >= 0 || (V.kids[t.n] && V.kids[t.n].length > 0) || cutBelow(V, t.n) > 0;
       if (expandable && t.more < 0) { g.setAttribute('aria-expanded', V.expanded.has(t.n) ? 'true' : 'false'); }
       g.setAttribute('aria-label', describe(t));
       if (layout === 'radial') {
@@ -515,7 +525,8 @@ function start(D) {
     if (focusKey && byKey.has(focusKey)) { svg.setAttribute('aria-activedescendant', 'node-' + focusKey); }
     var shown = visible.length;
     setStatus(fmt(shown) + ' of ' + fmt(N) + ' nodes shown \u00b7 ' + fmt(D.pages) + ' pages' +
-              (cull ? ' (' + fmt(drawn) + ' near the screen drawn)' : ''));
+              (cull ? ' (' + fmt(drawn) + ' near the screen drawn)' : '') +
+              (PREVIEW ? ' \u00b7 the sections first: the whole map is being built' : ''));
     svg.setAttribute('data-nodes', String(shown));
     svg.setAttribute('data-drawn', String(drawn));
   }
@@ -625,11 +636,17 @@ function start(D) {
       restyle();
       return;
     }
-    if (!V.kids[t.n]) { return; }
+    if (!V.kids[t.n]) { if (cutBelow(V, t.n)) { wantWhole(t.n); } return; }
     keepInPlace(t.key, function () {
       if (V.expanded.has(t.n)) { V.expanded.delete(t.n); } else { V.expanded.add(t.n); }
       render();
     });
+  }
+  // a section of a first screen opens in the whole map: the app (the parent page)
+  // shows it as soon as it is built
+  function wantWhole(n) {
+    setStatus('Opening ' + label(n) + ': the whole map is being built\u2026');
+    if (window.parent !== window) { window.parent.postMessage({ sitemapkit: 'whole-map' }, location.origin); }
   }
   function select(n) {
     selected = n;
@@ -684,7 +701,7 @@ function start(D) {
       case 'ArrowUp': next = visible[Math.max(0, idx - 1)]; break;
       case 'ArrowRight':
         if (t.more >= 0) { toggle(t); next = byKey.get(focusKey); break; }
-        if (V.kids[t.n] && !V.expanded.has(t.n)) { toggle(t); next = byKey.get(t.key); }
+        if ((V.kids[t.n] || cutBelow(V, t.n)) && !V.expanded.has(t.n)) { toggle(t); next = byKey.get(t.key); }
         else if (t.kids.length) { next = t.kids[0]; }
         break;
       case 'ArrowLeft':
@@ -1035,6 +1052,7 @@ function start(D) {
   renderLegend();
   stageSize();
   initialOpen();
+  if (PREVIEW) { document.documentElement.setAttribute('data-preview', '1'); }
   document.documentElement.setAttribute('data-ready', '1');
   // "painted" is when the first frame with the map is on screen (bench/visual_bench.py)
   if (window.performance && performance.mark) {

@@ -45,7 +45,7 @@ export function mount(main, ctx) {
   search.value = ctx.params.get('q') || '';
   q.q = search.value;
   let total = 0, blocks = new Map(), loading = new Set(), generation = 0, current = -1, pool = [], stopped = false, firstDone = false;
-  let facetsShown = false, frame = 0, wantTimer = 0;
+  let facetsShown = false, facetsAsked = false, frame = 0, wantTimer = 0;
 
   for (const c of COLUMNS) {
     const b = el('button', { type: 'button', className: 'sort', 'data-sort': c.key, title: c.title || null, text: c.label });
@@ -76,6 +76,14 @@ export function mount(main, ctx) {
     add(section, f.sections, (k) => k === '' ? '/ (home)' : '/' + k + '/');
     reason.value = q.reason; status.value = q.status; section.value = q.section;
   }
+  // the first rows came from the store's head before the server read the whole table:
+  // the filter menus' counts follow once it has (API.md /pages, wait=1)
+  async function askFacets() {
+    try {
+      const d = await get(sitePath(id, '/pages?limit=1&wait=1'));
+      if (!stopped) { fillFacets(d.facets); }
+    } catch (e) { facetsAsked = false; }
+  }
   function markSort() {
     for (const cell of head.children) {
       const key = cell.getAttribute('data-col');
@@ -96,6 +104,7 @@ export function mount(main, ctx) {
       scroller.setAttribute('aria-rowcount', String(d.total));
       spacer.style.height = (d.total * ROW_H) + 'px';
       fillFacets(d.facets);
+      if (!d.facets && !facetsAsked) { facetsAsked = true; askFacets(); }
       schedule();
     } catch (e) {
       if (gen === generation) { count.textContent = e.message; count.className = 'count error'; }

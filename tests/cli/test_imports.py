@@ -1,0 +1,83 @@
+"""What each command loads: a crawl imports only what it uses (issue 13).
+
+Imports were 18 % of a whole PostgreSQL-manual crawl and most of a small one, and
+``crawl`` loaded IndexNow (and with it a second copy of the HTTP plumbing) on every
+run.  These tests run the real command in a fresh interpreter and look at
+``sys.modules`` afterwards: behaviour, not time.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from crawl.fixture_site import FixtureSite
+
+#: Run the CLI in-process, then print which of the named modules it loaded.
+_PROBE = """
+import json, sys
+from sitemapkit.cli import main
+names = json.loads(sys.argv[1])
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "loaded": sorted(n for n in names if n in sys.modules)}))
+"""
+
+#: Never needed by a plain ``crawl URL -o OUT`` into a fresh folder on SQLite.
+NOT_FOR_A_PLAIN_CRAWL = (
+    "sitemapkit.indexnow",
+    "sitemapkit.cli.indexnow",
+    "sitemapkit.render",
+    "sitemapkit.app",
+    "sitemapkit.audit",
+    "sitemapkit.validate",
+    "sitemapkit.read.reader",
+    "sitemapkit.store.postgres",
+    "psycopg",
+    "playwright",
+    "lxml",
+)
+
+
+def probe(argv: list[str], names: tuple[str, ...]) -> tuple[object, list[str]]:
+    """Run ``sitemapkit ARGV`` in a new interpreter; its exit code and the loaded ``names``."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(names), *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    return answer["code"], answer["loaded"]
+
+
+def test_a_plain_crawl_loads_nothing_it_does_not_use(site: FixtureSite, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = ["crawl", site.base + "/", "-o", str(out), "--workers", "1", "--max-pages", "5"]
+    code, loaded = probe(argv, NOT_FOR_A_PLAIN_CRAWL)
+    assert code == 0
+    assert (out / "sitemap.xml").is_file()
+    assert loaded == []
+
+
+def test_indexnow_is_loaded_when_asked(tmp_path: Path) -> None:
+    """The lazy import still runs: a bad ``--indexnow`` key is refused before any crawl."""
+    argv = ["crawl", "http://127.0.0.1:9/", "-o", str(tmp_path / "o"), "--db"]
+    argv += [str(tmp_path / "c.sqlite"), "--indexnow", "bad key!"]
+    code, loaded = probe(argv, ("sitemapkit.indexnow.submit",))
+    assert code == 2
+    assert loaded == ["sitemapkit.indexnow.submit"]
+    assert not (tmp_path / "o").exists()
+
+
+def test_help_and_version_load_no_command() -> None:
+    heavy = ("aiohttp", "asyncio", "sqlite3", "sitemapkit.cli.crawl", "sitemapkit.store")
+    for argv in (["--help"], ["--version"]):
+        code, loaded = probe(argv, heavy)
+        assert code == 0, argv
+        assert loaded == [], argv
