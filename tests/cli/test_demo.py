@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sitemapkit.cli import main
-from sitemapkit.demo.expected import SITEMAP_PATHS, sitemap_paths
+from sitemapkit.demo.expected import RENDER_TIMEOUT_PATHS, SITEMAP_PATHS, sitemap_paths
 
 
 def test_demo_writes_sitemap_db_and_inventory(
@@ -36,7 +36,9 @@ def test_demo_writes_sitemap_db_and_inventory(
     in_sitemap = sitemap_paths(rendered=True)
     assert len(in_sitemap) > len(SITEMAP_PATHS)
     data = json.loads(re.search(r'type="application/json">(.*?)</script>', page, re.S)[1])  # type: ignore[index]
-    assert len(data["th"]) == len(in_sitemap)
+    # the live page is cut at the render timeout: whether a picture was taken by then
+    # depends on the machine's load ("a page that cannot be drawn has no thumbnail")
+    assert len(in_sitemap) - len(RENDER_TIMEOUT_PATHS) <= len(data["th"]) <= len(in_sitemap)
     xmllint_urlset(out / "sitemap.xml")
     stdout = capsys.readouterr().out
     assert "every URL, reason and audit finding matches" in stdout
