@@ -26,14 +26,19 @@ from sitemapkit.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "debian_docs"
 BUILD_TIME = 1_673_685_526  # 2023-01-14T08:38:46Z, rust-doc's file time
+UPSTREAM_TIME = 1_660_896_595  # 2022-08-19T08:09:55Z, libstdc++'s upstream files
 PAGES = 12
 
 
-def unpack(root: Path, *, other_times: int = 0) -> None:
-    """A package's html/ folder: PAGES Sphinx pages, a redirect, one file time (or a few others)."""
+def unpack(root: Path, *, other_times: int = 0, pages: int = PAGES, upstream: int = 0) -> None:
+    """A package's html/ folder: Sphinx pages, a redirect, one file time.
+
+    ``other_times`` files get a time each of their own; ``upstream`` pages get one other
+    time (files a package took from an upstream build).
+    """
     sphinx = (FIXTURES / "django-install.html").read_text(encoding="utf-8")
     (root / "intro").mkdir(parents=True)
-    for i in range(PAGES):
+    for i in range(pages):
         # Each page its own title, so no two are the same document.
         text = sphinx.replace("Quick install guide", f"Quick install guide, part {i}")
         (root / "intro" / f"page{i}.html").write_text(text, encoding="utf-8")
@@ -42,7 +47,7 @@ def unpack(root: Path, *, other_times: int = 0) -> None:
     target.write_text(sphinx.replace("Quick install guide", "LazyCell"), encoding="utf-8")
     (root / "core" / "cell" / "lazy").mkdir()
     shutil.copy(FIXTURES / "rustdoc-redirect.html", root / "core/cell/lazy/struct.LazyCell.html")
-    links = "".join(f'<li><a href="intro/page{i}.html">{i}</a></li>' for i in range(PAGES))
+    links = "".join(f'<li><a href="intro/page{i}.html">{i}</a></li>' for i in range(pages))
     links += '<li><a href="core/cell/lazy/struct.LazyCell.html">LazyCell</a></li>'
     (root / "index.html").write_text(
         f"<!doctype html><html><head><title>Docs</title></head><body><ul>{links}</ul></body>"
@@ -52,6 +57,8 @@ def unpack(root: Path, *, other_times: int = 0) -> None:
     for n, path in enumerate(sorted(p for p in root.rglob("*.html"))):
         when = BUILD_TIME + (86_400 * n if n < other_times else 0)
         os.utime(path, (when, when))
+    for i in range(upstream):
+        os.utime(root / "intro" / f"page{i}.html", (UPSTREAM_TIME, UPSTREAM_TIME))
 
 
 @contextlib.contextmanager
@@ -108,3 +115,21 @@ def test_pages_with_their_own_dates_keep_them(
     xml = (tmp_path / "out" / "sitemap.xml").read_text(encoding="utf-8")
     assert xml.count("<lastmod>") == PAGES + 2
     assert "lastmod left out" not in said
+
+
+def test_two_builds_in_one_package_are_both_stamps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """libstdc++-12-doc: 3,651 pages of the Debian build's time, the other 102 of the
+    upstream build's: with the first stamp left out, the rest were one date again, and the
+    validator warned about our sitemap once more.  Here 190 and 10 pages."""
+    unpack(tmp_path / "html", pages=198, upstream=10)
+    with served(tmp_path / "html") as base:
+        said = crawl(base, tmp_path / "out", capsys)
+    xml = (tmp_path / "out" / "sitemap.xml").read_text(encoding="utf-8")
+    assert xml.count("<loc>") == 200
+    assert "<lastmod>" not in xml
+    assert (
+        'lastmod left out of 200 of 200 dated pages: they all said "2023-01-14T08:38:46Z" or '
+        '"2022-08-19T08:09:55Z", a build or deploy stamp' in said
+    )

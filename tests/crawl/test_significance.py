@@ -129,3 +129,115 @@ def test_the_odd_case_folds_are_all_known() -> None:
         if pattern.fullmatch(chr(c)) and chr(c).lower() not in letters
     }
     assert odd == set(significance._FOLD_ODD)
+
+
+# --- code elements found by the extractor's walk = strip_tags's own walks ---------------
+
+_TAG_SOUP = [
+    "<p>",
+    "</p>",
+    "text ",
+    " more\n",
+    "<script>",
+    "</script>",
+    '<script type="application/ld+json">{"a": 1}</script>',
+    "<style>",
+    "</style>",
+    "<noscript>",
+    "</noscript>",
+    "<template>",
+    "</template>",
+    "<svg>",
+    "</svg>",
+    "<math>",
+    "</math>",
+    "<a href='/x'>",
+    "</a>",
+    "<title>",
+    "</title>",
+    "<table><tr><td>",
+    "</td></tr></table>",
+    "<SCRIPT>",
+    "<!--",
+    "-->",
+    "<body>",
+    "<head>",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TAG_SOUP), max_size=25))
+def test_stripping_the_found_code_elements_equals_strip_tags(pieces: list[str]) -> None:
+    """The extractor hands visible_text the code elements its one selector walk found;
+    taking those out leaves the text strip_tags (one walk per tag) leaves."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from sitemapkit.crawl.extract import _collect, _Found
+
+    html = "".join(pieces)
+    found = _Found()
+    parser = LexborHTMLParser(html)
+    _collect(parser, found)
+    assert significance.visible_text(parser, found.code) == significance.visible_text(
+        LexborHTMLParser(html)
+    )
+
+
+def _fingerprint_part_by_part(
+    text: str,
+    title: str | None,
+    links: list[tuple[str, str, bool]],
+    jsonld: list[str],
+) -> str:
+    """The fingerprint as first written: one digest update per length and per part."""
+    import hashlib
+
+    digest = hashlib.blake2b(digest_size=16)
+
+    def part(value: str) -> None:
+        data = value.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+
+    part(title or "")
+    part("")
+    part("noindex=0 nofollow=1")
+    part(text)
+    for url, kind, nofollow in links:
+        part(f"{kind} {nofollow:d} {significance.without_session(url)}")
+    for block in significance.structured_data(jsonld):
+        part(block)
+    return digest.hexdigest()
+
+
+_URL_PIECES = ["http://a.test/p", "?", "&", "sid=1", "x=2", ";jsessionid=9", "#f", "/ü", "\ud800"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=30),
+    st.none() | st.text(max_size=10),
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_URL_PIECES), max_size=5).map("".join),
+            st.sampled_from(["a", "area", "frame", "meta-refresh"]),
+            st.booleans(),
+        ),
+        max_size=8,
+    ),
+    st.lists(st.sampled_from(['{"b": 1, "a": [2]}', "not json", "[]"]), max_size=3),
+)
+def test_fingerprint_equals_the_part_by_part_digest(
+    text: str, title: str | None, links: list[tuple[str, str, bool]], jsonld: list[str]
+) -> None:
+    """Stored fingerprints stay valid: the one-string digest is the digest of the parts."""
+    got = significance.content_fingerprint(
+        text=text,
+        title=title,
+        canonical=None,
+        noindex=False,
+        nofollow=True,
+        links=links,
+        jsonld=jsonld,
+    )
+    assert got == _fingerprint_part_by_part(text, title, links, jsonld)

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit.crawl.urlnorm import QueryPolicy, dedup_key, normalize
+from sitemapkit.crawl import urlnorm
+from sitemapkit.crawl.urlnorm import LinkResolver, QueryPolicy, dedup_key, normalize, resolve
 
 CASES = [
     # (input, base, expected)
@@ -214,3 +215,74 @@ def test_output_is_already_what_the_writer_emits(url: str) -> None:
     assert once is not None
     assert is_escaped_uri(once)
     assert iri_to_uri(once) == once
+
+
+# --- the link resolver's memory answers what resolve() answers ---------------------------
+
+_BASES = [
+    "http://example.com/",
+    "http://example.com/a/index.html",
+    "http://example.com/a/other.html?x=1",
+    "http://example.com/a/b/deep.html",
+    "https://example.com/a/index.html",
+    "http://example.com:8080/a/index.html",
+    "http://other.test/a/index.html",
+]
+_HREF_PIECES = [
+    "a.html",
+    "../",
+    "./",
+    "b/",
+    "/",
+    "//cdn.test/",
+    "http://c.test/",
+    "https://c.test/",
+    "HTTP://C.test/",
+    "#",
+    "top",
+    "?",
+    "q=1",
+    "&",
+    " ",
+    "\t",
+    "\\",
+    ":",
+    "%7e",
+    "%",
+    "mailto:x",
+    "javascript:",
+    "..",
+    ".",
+    "~u",
+    "ü",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_BASES),
+            st.lists(st.sampled_from(_HREF_PIECES), max_size=5).map("".join),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_link_resolver_equals_resolve(pairs: list[tuple[str, str]]) -> None:
+    """Whatever it remembered from other pages (same folder, same origin, other
+    fragments), the resolver gives what :func:`resolve` gives for this base and href."""
+    for policy in (QueryPolicy(), QueryPolicy(order="keep")):
+        resolver = LinkResolver(policy)
+        for base, href in pairs + pairs[::-1]:
+            assert resolver.for_base(base)(href) == resolve(href, base, policy=policy)
+
+
+def test_link_resolver_forgets_when_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(urlnorm, "RESOLVED_CACHE_MAX", 4)
+    resolver = LinkResolver(QueryPolicy())
+    page = resolver.for_base("http://example.com/a/index.html")
+    for i in range(10):
+        assert page(f"p{i}.html") == f"http://example.com/a/p{i}.html"
+        assert len(resolver._seen) <= 4
+    assert resolver.for_base(None)("HTTP://Example.com/x") == "http://example.com/x"

@@ -122,7 +122,7 @@ def write_sitemap_set(
     stamp = build_stamp(store)
     writer = _NotingWriter(out_dir, options)
     with writer:
-        omit = stamp.value if stamp is not None else None
+        omit = stamp.values if stamp is not None else ()
         writer.add_all(sitemap_entries(store, images=images, omit_lastmod=omit))
         result = writer.commit()
     if stamp is not None:

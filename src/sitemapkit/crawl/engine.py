@@ -30,7 +30,7 @@ import contextlib
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -800,12 +800,16 @@ class Crawler:
         # kind and the spelling (what the sitemap will list, never the sorted key).
         found: dict[str, tuple[bool, str, bool, str]] = {}
         key = self._key
-        for link in facts.links:
-            nofollow = link.nofollow or facts.nofollow
-            followable = link.kind in _FOLLOW_KINDS and (
-                follow_all or not (link.nofollow or page_nofollow)
+        sorts = self.policy.order != "keep"  # else the key is the spelling
+        facts_nofollow = facts.nofollow
+        for url, link_nofollow, kind in facts.links:
+            followable = kind in _FOLLOW_KINDS and (
+                follow_all or not (link_nofollow or page_nofollow)
             )
-            found.setdefault(key(link.url), (nofollow, link.kind, followable, link.url))
+            found.setdefault(
+                key(url) if sorts and "&" in url else url,
+                (link_nofollow or facts_nofollow, kind, followable, url),
+            )
         if facts.canonical is not None:
             found.setdefault(key(facts.canonical), (False, "canonical", True, facts.canonical))
         for alt in facts.alternates:
@@ -851,13 +855,14 @@ class Crawler:
             ids.update(store.add_urls(rows))
         held_to_queue: list[tuple[int, int]] = []
         link_rows: list[LinkRow] = []
+        held = UrlState.HELD
         for url, (nofollow, kind, followable, _spelling) in found.items():
             hit = ids.get(url)
             if hit is None:
                 continue
             url_id, state = hit
             link_rows.append(LinkRow(url_id, nofollow, kind))
-            if followable and state == UrlState.HELD:
+            if followable and state == held:
                 held_to_queue.append((url_id, depth))
         if store_links:
             store.add_links(item.id, link_rows)
@@ -931,17 +936,17 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
 
 
 def sitemap_entries(
-    store: CrawlStore, *, images: bool = False, omit_lastmod: str | None = None
+    store: CrawlStore, *, images: bool = False, omit_lastmod: Collection[str] = ()
 ) -> Iterator[UrlEntry]:
     """The crawl's sitemap as :class:`UrlEntry` values, in discovery order.
 
-    ``omit_lastmod`` is a build stamp (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
-    dated exactly that are written without a lastmod.
+    ``omit_lastmod`` are build stamps (:func:`sitemapkit.crawl.stamp.build_stamp`): pages
+    dated exactly one of them are written without a lastmod.
     """
     for row in store.sitemap_rows():
         yield UrlEntry(
             loc=row.url,
-            lastmod=None if row.lastmod == omit_lastmod else row.lastmod,
+            lastmod=None if row.lastmod in omit_lastmod else row.lastmod,
             alternates=row.alternates,
             images=tuple(Image(loc) for loc in row.images) if images else (),
         )

@@ -34,13 +34,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Any, Final
+from functools import lru_cache
+from typing import Any, Final, NamedTuple
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
-from sitemapkit.crawl.significance import content_fingerprint, visible_text
-from sitemapkit.crawl.urlnorm import QueryPolicy, normalize, resolve
+from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_text
+from sitemapkit.crawl.urlnorm import QueryPolicy, link_resolver, normalize, resolve
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_IMAGES_PER_URL, MAX_JSONLD_BYTES
 from sitemapkit.model import Alternate
@@ -93,10 +94,15 @@ _ROBOTS_KEYWORDS: Final = frozenset(
         "nocache",
     }
 )
+#: Every element the page's facts are read from, and the code elements the fingerprint's
+#: text leaves out (``script`` is both: a JSON-LD block is read, then stripped).  One
+#: selector, one walk of the tree; no tag appears twice (Lexbor returns an element once
+#: per selector it matches).
 _SELECTOR: Final = (
     "title, base[href], link[href], meta, a[href], area[href], img, iframe[src], "
-    "frame[src], h1, script[type]"
+    "frame[src], h1, " + ", ".join(NON_CONTENT_TAGS)
 )
+_CODE_TAGS: Final = frozenset(NON_CONTENT_TAGS)
 _WS = re.compile(r"\s+")
 #: Characters of HTML parsed as one tree (see :func:`html_segments`).
 PARSE_SEGMENT_CHARS: Final = 1 << 20
@@ -137,8 +143,7 @@ _LASTMOD_META: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """One outgoing link, absolute and normalised.
 
     ``kind`` says where it was found: ``a``, ``area``, ``meta-refresh`` or ``frame``
@@ -146,16 +151,15 @@ class Link:
     :data:`FOLLOW_KINDS`).  ``nofollow`` is the link's own ``rel``; a page-wide
     ``nofollow`` lives in :attr:`PageFacts.nofollow`.  A URL linked several times
     appears once, ``nofollow`` only if every occurrence was.
+
+    A named tuple, not a frozen dataclass: a page makes one per link (hundreds on an
+    API reference page), and ``--workers`` pickles them; a tuple is made and pickled
+    at a fraction of the cost.
     """
 
     url: str
     nofollow: bool = False
     kind: str = "a"
-
-    def __reduce__(self) -> tuple[type[Link], tuple[str, bool, str]]:
-        # Pickled by value (``--workers`` sends facts between processes): the dataclass
-        # default looks up ``fields()`` for every link and was most of the unpickling.
-        return (Link, (self.url, self.nofollow, self.kind))
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,6 +350,9 @@ def _w3c(value: str | None, now: datetime) -> str | None:
     return out
 
 
+# Pure functions of a header's text, asked for every page: a static site serves one
+# Last-Modified for many files, and a Date that moves once a second.
+@lru_cache(maxsize=256)
 def _parse_http_date(value: str) -> datetime | None:
     try:
         parsed = parsedate_to_datetime(value)
@@ -369,7 +376,13 @@ def _http_date(value: str, now: datetime, served: str | None) -> str | None:
     reference = (_parse_http_date(served) if served else None) or now
     if abs(reference - parsed) <= STAMPED_SLACK:
         return None
-    return dates.format_lastmod(parsed)
+    return _lastmod_of(value, parsed)
+
+
+@lru_cache(maxsize=256)
+def _lastmod_of(_value: str, moment: datetime) -> str:
+    """``moment`` (what header text ``_value`` says) as a lastmod, cached by the text."""
+    return dates.format_lastmod(moment)
 
 
 def _json_ld_modified(text: str) -> str | None:
@@ -414,6 +427,9 @@ class _Found:
     #: ``(href, nofollow, kind)`` of every link element, in document order.
     links: list[tuple[str, bool, str]] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
+    #: The code elements of the current segment (script, style ...), stripped before
+    #: its visible text is read.
+    code: list[LexborNode] = field(default_factory=list)
 
 
 def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
@@ -456,26 +472,35 @@ def _parse_input(body: bytes, text: str, encoding: str) -> Iterator[str | bytes]
 
 
 def _safe_cut(text: str, start: int, at: int) -> int | None:
-    """The end of the first closing block tag after ``at`` outside raw text, or None."""
+    """The end of the first closing block tag after ``at`` outside raw text, or None.
+
+    Whether a script, style, comment, template or textarea is open is followed from
+    ``start`` once, through every candidate in turn (not scanned again per candidate:
+    that made a 6 MB page cost 64 scans of its first megabyte).
+    """
+    markers = _RAW_TEXT.finditer(text, start)
+    marker = next(markers, None)
+    open_kind: str | None = None
     for tries, m in enumerate(_BLOCK_END.finditer(text, at)):
         if tries >= 64:
             return None
-        if _balanced(text, start, m.end()):
-            return m.end()
+        end = m.end()
+        while marker is not None and marker.end() <= end:
+            open_kind = _raw_text_state(open_kind, marker)
+            marker = next(markers, None)
+        if open_kind is None:
+            return end
     return None
 
 
-def _balanced(text: str, start: int, end: int) -> bool:
-    """True when no script, style, comment, template or textarea is open at ``end``."""
-    open_kind: str | None = None
-    for m in _RAW_TEXT.finditer(text, start, end):
-        opener, closer = m.group(1), m.group(2)
-        if open_kind is None:
-            if opener is not None:
-                open_kind = opener.lower()
-        elif (closer or "").lower() == open_kind or (open_kind == "!--" and m.group(0) == "-->"):
-            open_kind = None
-    return open_kind is None
+def _raw_text_state(open_kind: str | None, marker: re.Match[str]) -> str | None:
+    """The raw-text element open after ``marker`` (None: none), given the one before."""
+    opener, closer = marker.group(1), marker.group(2)
+    if open_kind is None:
+        return None if opener is None else opener.lower()
+    if (closer or "").lower() == open_kind or (open_kind == "!--" and marker.group(0) == "-->"):
+        return None
+    return open_kind
 
 
 def _text(node: Any) -> str | None:
@@ -504,64 +529,83 @@ def _refresh_target(content: str | None) -> str | None:
 
 def _collect(parser: LexborHTMLParser, found: _Found) -> None:
     """Gather the elements of interest of one parsed segment, in document order."""
+    links = found.links
     for node in parser.css(_SELECTOR):
         tag = node.tag
-        attrs = node.attributes
         if tag in {"a", "area"}:
+            attrs = node.attributes
             href = attrs.get("href")
             if href is not None:
-                found.links.append((href, "nofollow" in _rel_tokens(attrs.get("rel")), tag))
-        elif tag == "img":
-            src = attrs.get("src")
-            if not src or src.lstrip().lower().startswith("data:"):
-                src = attrs.get("data-src") or src
-            if src and len(found.images) < MAX_IMAGES_PER_URL * 4:
-                found.images.append(src)
-        elif tag == "meta":
-            name = (attrs.get("name") or "").strip().lower()
-            content = attrs.get("content")
-            if name in _OUR_BOTS and content:
-                found.meta_robots.append(content)
-                continue
-            prop = (attrs.get("property") or name).strip().lower()
-            if prop in _LASTMOD_META and content and prop not in found.lastmod_meta:
-                found.lastmod_meta[prop] = content
-                continue
-            if (attrs.get("itemprop") or "").strip() == "dateModified" and content:
-                found.lastmod_meta.setdefault("itemprop:dateModified", content)
-                continue
-            equiv = (attrs.get("http-equiv") or "").strip().lower()
-            if equiv == "refresh" and found.meta_refresh is None:
-                found.meta_refresh = _refresh_target(content)
-        elif tag == "link":
-            rel = _rel_tokens(attrs.get("rel"))
-            href = attrs.get("href")
-            if href is None:
-                continue
-            if "canonical" in rel:
-                found.canonicals.append(href)
-            elif "alternate" in rel:
-                lang = (attrs.get("hreflang") or "").strip()
-                if lang:
-                    found.alternates.setdefault((lang.lower(), href), Alternate(lang, href))
-        elif tag == "title":
-            if found.title is None:
-                found.title = _text(node)
-        elif tag == "base":
-            if found.base_href is None:
-                found.base_href = attrs.get("href")
-        elif tag == "h1":
-            if found.h1 is None:
-                found.h1 = _text(node)
-        elif tag == "script":
-            if (attrs.get("type") or "").strip().lower() == "application/ld+json":
-                content_text = node.text(deep=True)
-                if content_text:
-                    found.jsonld.append(content_text)
-        elif tag in ("iframe", "frame"):
-            src = attrs.get("src")
-            if src:
-                found.links.append((src, False, "frame"))
+                rel = attrs.get("rel")
+                links.append((href, rel is not None and "nofollow" in _rel_tokens(rel), tag))
+        elif tag in _CODE_TAGS:
+            found.code.append(node)
+            if tag == "script":
+                _script(node, found)
+        else:
+            _element(node, tag, found)
+
+
+def _script(node: LexborNode, found: _Found) -> None:
+    if (node.attributes.get("type") or "").strip().lower() == "application/ld+json":
+        content_text = node.text(deep=True)
+        if content_text:
+            found.jsonld.append(content_text)
+
+
+def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
+    """One element of the head (or an image, a frame, the h1): what it says."""
+    attrs = node.attributes
+    if tag == "img":
+        src = attrs.get("src")
+        if not src or src.lstrip().lower().startswith("data:"):
+            src = attrs.get("data-src") or src
+        if src and len(found.images) < MAX_IMAGES_PER_URL * 4:
+            found.images.append(src)
+    elif tag == "meta":
+        _meta(attrs, found)
+    elif tag == "link":
+        rel = _rel_tokens(attrs.get("rel"))
+        href = attrs.get("href")
+        if href is None:
+            return
+        if "canonical" in rel:
+            found.canonicals.append(href)
+        elif "alternate" in rel:
+            lang = (attrs.get("hreflang") or "").strip()
+            if lang:
+                found.alternates.setdefault((lang.lower(), href), Alternate(lang, href))
+    elif tag == "title":
+        if found.title is None:
+            found.title = _text(node)
+    elif tag == "base":
+        if found.base_href is None:
+            found.base_href = attrs.get("href")
+    elif tag == "h1":
+        if found.h1 is None:
+            found.h1 = _text(node)
+    elif tag in ("iframe", "frame"):
+        src = attrs.get("src")
+        if src:
+            found.links.append((src, False, "frame"))
+
+
+def _meta(attrs: dict[str, str | None], found: _Found) -> None:
+    name = (attrs.get("name") or "").strip().lower()
+    content = attrs.get("content")
+    if name in _OUR_BOTS and content:
+        found.meta_robots.append(content)
+        return
+    prop = (attrs.get("property") or name).strip().lower()
+    if prop in _LASTMOD_META and content and prop not in found.lastmod_meta:
+        found.lastmod_meta[prop] = content
+        return
+    if (attrs.get("itemprop") or "").strip() == "dateModified" and content:
+        found.lastmod_meta.setdefault("itemprop:dateModified", content)
+        return
+    equiv = (attrs.get("http-equiv") or "").strip().lower()
+    if equiv == "refresh" and found.meta_refresh is None:
+        found.meta_refresh = _refresh_target(content)
 
 
 def extract_page(
@@ -588,7 +632,9 @@ def extract_page(
     for segment in _parse_input(body, text, encoding):
         parser = LexborHTMLParser(segment)
         _collect(parser, found)
-        texts.append(visible_text(parser))  # last: it strips the code elements from the tree
+        # Last: it strips the code elements from the tree.
+        texts.append(visible_text(parser, found.code))
+        found.code.clear()
         del parser  # one segment's tree at a time
     title, h1, base_href = found.title, found.h1, found.base_href
     html_canonicals, alternates, meta_robots = found.canonicals, found.alternates, found.meta_robots
@@ -601,12 +647,13 @@ def extract_page(
         return resolve(href, base, policy=qp) if base else normalize(href, policy=qp)
 
     base_url = res(base_href, page_norm) if base_href else None
-    resolve_base = base_url or page_norm
+    # ``res(href, base_url or page_norm)``, remembering the site's links across pages.
+    resolve_href = link_resolver(qp).for_base(base_url or page_norm)
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}
     dropped = 0
-    refresh_url = res(meta_refresh_raw, resolve_base) if meta_refresh_raw else None
+    refresh_url = resolve_href(meta_refresh_raw) if meta_refresh_raw else None
     if refresh_url is None:
         for value in _header_values(headers, "refresh"):
             target = _refresh_target(value)
@@ -627,7 +674,7 @@ def extract_page(
             continue  # the same href, rel and kind again adds nothing
         raw_seen.add(raw_link)
         href, nofollow, kind = raw_link
-        absolute = res(href, resolve_base)
+        absolute = resolve_href(href)
         if absolute is None:
             continue
         known = links.get(absolute)
@@ -652,7 +699,7 @@ def extract_page(
                     lang = params["hreflang"].strip()
                     alternates.setdefault((lang.lower(), href_abs), Alternate(lang, href_abs))
     if canonical is None and html_canonicals:
-        resolved = {res(h, resolve_base) for h in html_canonicals}
+        resolved = {resolve_href(h) for h in html_canonicals}
         resolved.discard(None)
         if len(resolved) == 1:
             canonical = resolved.pop()
@@ -661,7 +708,7 @@ def extract_page(
     alts: list[Alternate] = []
     seen_alts: set[tuple[str, str]] = set()
     for alt in alternates.values():
-        href_abs = res(alt.href, resolve_base)
+        href_abs = resolve_href(alt.href)
         if href_abs is None:
             continue
         key = (alt.hreflang.lower(), href_abs)
@@ -697,7 +744,7 @@ def extract_page(
 
     images: dict[str, None] = {}
     for src in raw_images:
-        absolute = res(src, resolve_base)
+        absolute = resolve_href(src)
         if absolute is not None:
             images[absolute] = None
             if len(images) >= MAX_IMAGES_PER_URL:

@@ -30,10 +30,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit.limits import MAX_JSONLD_BYTES
 
@@ -59,11 +60,22 @@ _SPACE = re.compile(r"\s+")
 _MATRIX_SESSION = re.compile(r";(?:jsessionid|sid|phpsessid)=[^?#/]*", re.IGNORECASE)
 #: JSON-LD keys that state a date about the page rather than its content.
 _DATE_KEYS = frozenset({"dateModified"})
+#: A part's length as the fingerprint writes it before the part.
+_LENGTH = struct.Struct(">Q").pack
 
 
-def visible_text(parser: LexborHTMLParser) -> str:
-    """The body's visible text, whitespace collapsed (``parser`` loses its code elements)."""
-    parser.strip_tags(list(NON_CONTENT_TAGS))
+def visible_text(parser: LexborHTMLParser, code: Sequence[LexborNode] | None = None) -> str:
+    """The body's visible text, whitespace collapsed (``parser`` loses its code elements).
+
+    ``code``: every element of :data:`NON_CONTENT_TAGS` in the tree, when the caller's own
+    walk found them (the extractor's selector pass does): they are taken out one by one
+    instead of one more walk of the tree per tag.
+    """
+    if code is None:
+        parser.strip_tags(list(NON_CONTENT_TAGS))
+    else:
+        for node in code:
+            node.decompose(recursive=False)  # what strip_tags does to each
     root = parser.body if parser.body is not None else parser.root
     if root is None:
         return ""
@@ -158,19 +170,27 @@ def content_fingerprint(
 
     ``links`` are ``(url, kind, nofollow)`` in page order.
     """
-    digest = hashlib.blake2b(digest_size=16)
+    # Each part is its UTF-8 length (8 bytes, big-endian) and its bytes, hashed as one
+    # string: the same digest as one update per piece, with a Python call less per link.
+    chunks: list[bytes] = []
 
     def part(value: str) -> None:
         data = value.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
+        chunks.extend((_LENGTH(len(data)), data))
 
     part(title or "")
     part(canonical or "")
     part(f"noindex={noindex:d} nofollow={nofollow:d}")
     part(text)
+    prefixes: dict[tuple[str, bool], str] = {}
     for url, kind, link_nofollow in links:
-        part(f"{kind} {link_nofollow:d} {without_session(url)}")
+        if ";" in url or "?" in url:  # else there is no session id to take out
+            url = without_session(url)
+        prefix = prefixes.get((kind, link_nofollow))
+        if prefix is None:
+            prefix = prefixes[kind, link_nofollow] = f"{kind} {link_nofollow:d} "
+        data = (prefix + url).encode("utf-8", "surrogatepass")
+        chunks.extend((_LENGTH(len(data)), data))
     for block in structured_data(jsonld):
         part(block)
-    return digest.hexdigest()
+    return hashlib.blake2b(b"".join(chunks), digest_size=16).hexdigest()

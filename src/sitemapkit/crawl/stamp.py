@@ -9,8 +9,9 @@ ignore a site's lastmod for).  Measured on 7 Debian documentation packages serve
 nginx (bench/realsites_bench.py): 5 had one date on 95-100% of their pages.
 
 :func:`build_stamp` applies that same rule (:func:`sitemapkit.rulebook.hints.uniform_lastmod`)
-to the dates the crawl would write; the writer then leaves that one date out (the pages
-that carry another date keep theirs) and says so in one line.
+to the dates the crawl would write; the writer then leaves that date out (the pages
+that carry another date keep theirs, unless those are one stamp too) and says so in one
+line.
 """
 
 from __future__ import annotations
@@ -26,23 +27,28 @@ __all__ = ["BuildStamp", "build_stamp"]
 
 @dataclass(frozen=True, slots=True)
 class BuildStamp:
-    """The date ``count`` of the ``total`` dated pages carry."""
+    """The dates (``values``) that ``count`` of the ``total`` dated pages carry."""
 
-    value: str
+    values: tuple[str, ...]
     count: int
     total: int
 
     def note(self) -> str:
         """The line the crawl's summary prints."""
+        said = " or ".join(f'"{v}"' for v in self.values)
         return (
             f"lastmod left out of {self.count:,} of {self.total:,} dated pages: they all said "
-            f'"{self.value}", a build or deploy stamp, not when each page changed '
-            "(lastmod-uniform)"
+            f"{said}, a build or deploy stamp, not when each page changed (lastmod-uniform)"
         )
 
 
 def build_stamp(store: CrawlStore) -> BuildStamp | None:
-    """The one date (nearly) every dated sitemap page of ``store`` carries, or ``None``."""
+    """The build stamps among the dates of ``store``'s sitemap pages, or ``None``.
+
+    A stamp is a date that (nearly) every dated page carries; with it left out, the rest
+    is judged again, since a package can hold two builds (libstdc++'s docs: 3,651 pages of
+    the Debian build and the other 102 of the upstream one, each one date).
+    """
     counts: Counter[str] = Counter()
     total = 0
     for row in store.sitemap_rows():
@@ -51,5 +57,10 @@ def build_stamp(store: CrawlStore) -> BuildStamp | None:
         total += 1
         if row.lastmod in counts or len(counts) < UNIFORM_TRACK:
             counts[row.lastmod] += 1
-    found = uniform_lastmod(counts, total)
-    return None if found is None else BuildStamp(found[0], found[1], total)
+    values: list[str] = []
+    left = total
+    while (found := uniform_lastmod(counts, left)) is not None:
+        values.append(found[0])
+        left -= found[1]
+        del counts[found[0]]
+    return BuildStamp(tuple(values), total - left, total) if values else None

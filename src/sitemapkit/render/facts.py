@@ -57,7 +57,7 @@ def merge_facts(
     for link in rendered.links:
         known = links.get(link.url)
         if known is None or (known.nofollow and not link.nofollow):
-            links[link.url] = link if known is None else replace(known, nofollow=False)
+            links[link.url] = link if known is None else known._replace(nofollow=False)
     for url in extra_links:
         links.setdefault(url, Link(url))
     canonical, source = raw.canonical, raw.canonical_source

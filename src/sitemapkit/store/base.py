@@ -30,7 +30,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from sitemapkit.model import Alternate, PageRecord
 
@@ -245,8 +245,9 @@ class Outcome:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRow:
+class LinkRow(NamedTuple):
+    """One stored link of a page (a tuple: a page makes one per link it records)."""
+
     to_id: int
     nofollow: bool
     kind: str

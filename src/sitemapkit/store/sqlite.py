@@ -663,7 +663,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         if links:
             self._begin().executemany(
                 "INSERT INTO links(from_id, to_id, nofollow, kind) VALUES (?, ?, ?, ?)",
-                [(from_id, link.to_id, 1 if link.nofollow else 0, link.kind) for link in links],
+                [(from_id, to_id, 1 if nofollow else 0, kind) for to_id, nofollow, kind in links],
             )
 
     @_writes
