@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from aiohttp import web
 
-from crawl.fixture_site import html, links, serve
+from crawl.fixture_site import html, links, serve_handler
 
 OTHER_HOST = "http://other.example/page"
 PAGE_DATE = "2026-01-01T00:00:00+00:00"
@@ -157,16 +157,10 @@ class AuditSite:
 def serve_audit_site(site: AuditSite | None = None) -> Iterator[AuditSite]:
     site = site or AuditSite()
 
-    def factory() -> web.Application:
-        app = web.Application()
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return site.handle(request)
 
-        async def handler(request: web.Request) -> web.StreamResponse:
-            return site.handle(request)
-
-        app.router.add_route("GET", "/{tail:.*}", handler)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(handler) as port:
         site.base = f"http://127.0.0.1:{port}"
         yield site
 

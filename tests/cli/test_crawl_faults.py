@@ -21,7 +21,7 @@ from aiohttp import web
 
 from cli.crawl_process import cli
 from cli.raw_http import closed_port, response, serve_raw, trickle
-from crawl.fixture_site import EXPECTED_SITEMAP_PATHS, FixtureSite, serve
+from crawl.fixture_site import EXPECTED_SITEMAP_PATHS, FixtureSite, serve_handler
 from sitemapkit.cli import main
 from sitemapkit.cli.crawl_output import ShrinkError, check_shrink, published_urls
 from sitemapkit.cli.display import shorten
@@ -118,12 +118,7 @@ class SlowPages:
 def slow_pages() -> Iterator[str]:
     pages = SlowPages()
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", pages.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(pages.handle) as port:
         yield f"http://127.0.0.1:{port}/"
 
 

@@ -25,7 +25,7 @@ import pytest
 from aiohttp import web
 
 from cli.crawl_process import kill_at, run, start, wait_until
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 from sitemapdata.mounts import tmpfs
 from sitemapkit.model import PageRecord
 from sitemapkit.store import iter_page_records
@@ -74,12 +74,7 @@ class TreeSite:
 def served(site: TreeSite) -> Iterator[str]:
     """Serve ``site`` on 127.0.0.1; yield its start URL."""
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(site.handle) as port:
         site.port = port
         yield f"http://127.0.0.1:{port}/"
 

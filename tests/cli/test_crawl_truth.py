@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 from sitemapkit.cli import main
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE
 
@@ -99,13 +99,8 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawled]:
     """One crawl of the site, shared by the tests (each reads a different part of it)."""
     site = TruthSite()
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
-        return app
-
     out = tmp_path_factory.mktemp("truth") / "out"
-    with serve(factory) as port:
+    with serve_handler(site.handle) as port:
         site.base = f"http://127.0.0.1:{port}"
         stdout = io.StringIO()
         with contextlib.redirect_stdout(stdout):

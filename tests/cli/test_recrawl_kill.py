@@ -23,7 +23,7 @@ import pytest
 from aiohttp import web
 
 from cli.crawl_process import kill_at, run, start
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 
 PAGES = 150
 DELAY = 0.02
@@ -83,12 +83,7 @@ class TreeSite:
 def tree() -> Iterator[tuple[TreeSite, str]]:
     site = TreeSite()
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(site.handle) as port:
         yield site, f"http://127.0.0.1:{port}/"
 
 

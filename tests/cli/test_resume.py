@@ -19,7 +19,7 @@ import pytest
 from aiohttp import web
 
 from cli.crawl_process import cli, kill_at, run, start
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 
 PAGES = 160
 DELAY = 0.02
@@ -53,12 +53,7 @@ class SlowSite:
 def slow_site() -> Iterator[tuple[SlowSite, str]]:
     site = SlowSite()
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(site.handle) as port:
         yield site, f"http://127.0.0.1:{port}/"
 
 

@@ -19,7 +19,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 
 from aiohttp import web
 
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 
 #: 2024-01-01T00:00:00Z, the pages' default Last-Modified.
 EPOCH = 1_704_067_200.0
@@ -105,11 +105,6 @@ def page(title: str, *hrefs: str, text: str = "") -> str:
 def serve_changing(site: ChangingSite) -> Iterator[ChangingSite]:
     """Serve ``site`` on 127.0.0.1 in a background thread; yield it with its port set."""
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(site.handle) as port:
         site.port = port
         yield site

@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from aiohttp import web
+
+#: An aiohttp request handler.
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 HUGE_BYTES = 11 * 1024 * 1024  # over the default 10 MiB body cap
 
@@ -312,15 +315,24 @@ def serve(app_factory: Callable[[], web.Application], host: str = "127.0.0.1") -
 
 
 @contextmanager
-def serve_site(site: FixtureSite | None = None) -> Iterator[FixtureSite]:
-    """Serve a :class:`FixtureSite` on 127.0.0.1; yield it with its port set."""
-    site = site or FixtureSite()
+def serve_handler(
+    handle: Handler, *, path: str = "/{tail:.*}", method: str = "GET", host: str = "127.0.0.1"
+) -> Iterator[int]:
+    """Serve one handler for every path (or only ``path``) on ``host``; yield the port."""
 
     def factory() -> web.Application:
         app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", site.handle)
+        app.router.add_route(method, path, handle)
         return app
 
-    with serve(factory) as port:
+    with serve(factory, host) as port:
+        yield port
+
+
+@contextmanager
+def serve_site(site: FixtureSite | None = None) -> Iterator[FixtureSite]:
+    """Serve a :class:`FixtureSite` on 127.0.0.1; yield it with its port set."""
+    site = site or FixtureSite()
+    with serve_handler(site.handle) as port:
         site.port = port
         yield site

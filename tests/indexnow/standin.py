@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp import web
 
-from crawl.fixture_site import serve
+from crawl.fixture_site import serve_handler
 
 _KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
 
@@ -117,11 +117,6 @@ def serve_standin(standin: StandIn | None = None) -> Iterator[StandIn]:
     """Serve a :class:`StandIn` on 127.0.0.1 in a background thread; yield it."""
     endpoint = standin if standin is not None else StandIn()
 
-    def factory() -> web.Application:
-        app = web.Application()
-        app.router.add_route("*", "/indexnow", endpoint.handle)
-        return app
-
-    with serve(factory) as port:
+    with serve_handler(endpoint.handle, path="/indexnow", method="*") as port:
         endpoint.port = port
         yield endpoint

@@ -343,10 +343,11 @@ def _crawl_run(store: CrawlStore, pages: dict[str, str], *, end: str = "finished
     """One run that reaches ``pages`` (URL -> title), all 200 and indexable."""
     run = store.start_run(1_700_000_000.0)
     store.add_urls([NewUrl(url, 0, None) for url in pages])
-    for claimed in store.claim(100):
-        title = pages[claimed.url]
-        outcome = Outcome(status=200, title=title, indexable=True, fingerprint="f-" + title)
-        store.finish(claimed.id, outcome)
+    while batch := store.claim(500):
+        for claimed in batch:
+            title = pages[claimed.url]
+            outcome = Outcome(status=200, title=title, indexable=True, fingerprint="f-" + title)
+            store.finish(claimed.id, outcome)
     store.end_run(end, 1_700_000_100.0)
     store.commit()
     return run
@@ -411,6 +412,21 @@ def test_runs_their_figures_and_the_notes_pages_carry(store: CrawlStore) -> None
     assert list(store.noted("links-capped")) == [
         ("http://a/2", "500 links kept of 900"),
         ("http://a/1", "500 links kept of 900"),
+    ]
+
+
+def test_two_history_streams_read_side_by_side(store: CrawlStore) -> None:
+    """``diff`` walks two runs' facts at once (merge by URL): two open streams, one store."""
+    pages = {f"http://a/{n:04d}": f"T{n}" for n in range(2500)}  # more than a batch
+    first = _crawl_run(store, pages)
+    second = _crawl_run(store, {**pages, "http://a/0001": "changed"})
+    pairs = list(zip(store.facts_at(first), store.facts_at(second), strict=True))
+    assert len(pairs) == len(pages)
+    assert [(a.url, b.title) for a, b in pairs if a.title != b.title] == [
+        ("http://a/0001", "changed")
+    ]
+    assert [(u, b.title) for u, _a, b in store.changes_between(first, second) if b] == [
+        ("http://a/0001", "changed")
     ]
 
 

@@ -60,7 +60,7 @@ from sitemapkit.store.sqlite_changes import (
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
 from sitemapkit.store.sqlite_fleet import FLEET_SCHEMA, FleetTables
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
-from sitemapkit.store.sqlreader import SqlReader
+from sitemapkit.store.sqlreader import Batched, SqlReader
 from sitemapkit.urls import origin_of
 
 _P = ParamSpec("_P")
@@ -588,11 +588,11 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     def changes_between(
         self, run_a: int, run_b: int
     ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
-        return _changes_between(self._conn, run_a, run_b)
+        return _changes_between(Batched(self._conn), run_a, run_b)
 
     @_streams
     def facts_at(self, run: int) -> Iterator[UrlFacts]:
-        return facts_at(self._conn, run)
+        return facts_at(Batched(self._conn), run)
 
     @_reads
     def url_history(self, url: str) -> list[UrlFacts]:

@@ -10,10 +10,10 @@ before N.  The SQL is plain (``IS DISTINCT FROM``, ``ON CONFLICT``, correlated
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sitemapkit.store.base import UrlFacts
-from sitemapkit.store.sqlreader import SqlReader
+from sitemapkit.store.sqlreader import SqlReader, SqlStreamer
 
 #: The facts a change record keeps, in the order every statement here reads them.
 FACT_COLUMNS = "gone, status, indexable, reason, title, canonical, fingerprint, lastmod"
@@ -79,7 +79,7 @@ def record_changes(conn: SqlReader, run: int) -> int:
     return int(conn.execute(_RECORD_SQL, (run,)).rowcount)
 
 
-def _facts(url: str, row: tuple[object, ...]) -> UrlFacts | None:
+def _facts(url: str, row: Sequence[object]) -> UrlFacts | None:
     """The :class:`UrlFacts` of ``(run, gone, status, ...)`` (``None`` when run is NULL)."""
     if row[0] is None:
         return None
@@ -103,35 +103,33 @@ def _cols(alias: str) -> str:
 
 
 def changes_between(
-    conn: SqlReader, run_a: int, run_b: int
+    db: SqlStreamer, run_a: int, run_b: int
 ) -> Iterator[tuple[str, UrlFacts | None, UrlFacts | None]]:
     """``(url, facts at run_a, facts at run_b)`` for the URLs with a record in between."""
     low, high = min(run_a, run_b), max(run_a, run_b)
-    cur = conn.execute(
+    rows = db.stream(
         f"SELECT COALESCE(u.loc, u.url), {_cols('a')}, {_cols('b')} "
         "FROM urls u JOIN (SELECT DISTINCT url_id FROM url_changes WHERE run > ? AND run <= ?) d "
         f"ON d.url_id = u.id {_LATEST.format(a='a')} {_LATEST.format(a='b')} ORDER BY u.id",
         (low, high, run_a, run_b),
     )
     width = len(_FACTS) + 1
-    while rows := cur.fetchmany(1000):
-        for row in rows:
-            url = str(row[0])
-            yield url, _facts(url, row[1 : 1 + width]), _facts(url, row[1 + width :])
+    for row in rows:
+        url = str(row[0])
+        yield url, _facts(url, row[1 : 1 + width]), _facts(url, row[1 + width :])
 
 
-def facts_at(conn: SqlReader, run: int) -> Iterator[UrlFacts]:
+def facts_at(db: SqlStreamer, run: int) -> Iterator[UrlFacts]:
     """Every URL not gone at the end of ``run``, in code-point order of its URL."""
-    cur = conn.execute(
+    rows = db.stream(
         f"SELECT COALESCE(u.loc, u.url) AS spelling, {_cols('a')} FROM urls u "
         f"{_LATEST.format(a='a')} WHERE a.run IS NOT NULL AND a.gone = 0 ORDER BY spelling",
         (run,),
     )
-    while rows := cur.fetchmany(1000):
-        for row in rows:
-            facts = _facts(str(row[0]), row[1:])
-            if facts is not None:
-                yield facts
+    for row in rows:
+        facts = _facts(str(row[0]), row[1:])
+        if facts is not None:
+            yield facts
 
 
 def url_history(conn: SqlReader, url: str) -> list[UrlFacts]:

@@ -68,7 +68,11 @@ export function mount(main, ctx) {
     if (p.rate !== undefined) { numbers.rate.textContent = p.rate === null ? '\u2013' : p.rate.toFixed(1); }
     if (p.elapsed !== undefined) { numbers.elapsed.textContent = duration(p.elapsed); }
   }
+  let shownReasons = null;
   function showReasons(r) {
+    const key = JSON.stringify(r);
+    if (key === shownReasons) { return; }  // 4 events a second, the same reasons mostly
+    shownReasons = key;
     clear(reasons);
     const list = Object.entries(r).sort((a, b) => b[1] - a[1]);
     if (!list.length) { reasons.appendChild(el('li', { className: 'muted', text: 'none yet' })); }
@@ -131,12 +135,28 @@ export function mount(main, ctx) {
       conn.textContent = 'reconnecting\u2026';
       if (source.readyState === EventSource.CLOSED) { retry = setTimeout(listen, 2000); }
     });
-    source.addEventListener('progress', onProgress);
-    source.addEventListener('pages', (e) => { addPages(JSON.parse(e.data).pages || []); });
+    source.addEventListener('progress', (e) => { pending.progress = JSON.parse(e.data); later(); });
+    source.addEventListener('pages', (e) => {
+      pending.pages.push(...(JSON.parse(e.data).pages || []));
+      if (pending.pages.length > 5000) { flush(); } else { later(); }
+    });
     source.addEventListener('state', () => { refresh(); });
   }
-  function onProgress(e) {
-    const p = JSON.parse(e.data);
+  // the events' DOM work is done once a frame, not once an event: a busy machine turns
+  // each small task into a long one, and several in a frame into a frame that stalls
+  const pending = { progress: null, pages: [] };
+  let frameReq = 0;
+  function later() { if (!frameReq) { frameReq = requestAnimationFrame(flush); } }
+  function flush() {
+    cancelAnimationFrame(frameReq);
+    frameReq = 0;
+    const p = pending.progress, list = pending.pages;
+    pending.progress = null;
+    pending.pages = [];
+    if (p) { onProgress(p); }
+    if (list.length) { addPages(list); }
+  }
+  function onProgress(p) {
     showState(p.state);
     setNumbers(p);
     if (p.reasons) { showReasons(p.reasons); }
@@ -147,5 +167,5 @@ export function mount(main, ctx) {
   }
   listen();
   refresh();
-  return () => { seeding = false; clearTimeout(retry); source.close(); conn.textContent = ''; };
+  return () => { seeding = false; clearTimeout(retry); cancelAnimationFrame(frameReq); source.close(); conn.textContent = ''; };
 }
