@@ -64,6 +64,10 @@ class Measurement:
     extra: dict[str, object] = field(default_factory=dict)
     #: User + system CPU seconds of the process and the children it waited for (wait4).
     cpu_s: float = 0.0
+    #: CPU seconds of every process of the tree, polled with the memory (each process's
+    #: last poll): counts helpers the process never waited for (Playwright's driver and
+    #: its Chromium exit after the CLI does), misses each one's last poll interval.
+    tree_cpu_s: float = 0.0
 
     @property
     def peak_kib(self) -> int:
@@ -103,6 +107,30 @@ def _rss_kib(pid: int) -> int:
             return int(fh.read().split()[1]) * _PAGE_KIB
     except (OSError, IndexError, ValueError):
         return 0
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def tree_cpu_sample(root: int, seen: dict[int, float]) -> None:
+    """Record in ``seen`` the CPU seconds of ``root`` and each live descendant (by pid)."""
+    stack, visited = [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in visited:
+            continue
+        visited.add(pid)
+        seen[pid] = max(seen.get(pid, 0.0), _cpu_s(pid))
+        stack.extend(_children(pid))
 
 
 def tree_rss_kib(root: int) -> int:
@@ -145,6 +173,7 @@ def run_measured(
         cmd, cwd=cwd, env=env, stdout=out_fh, stderr=err_fh, start_new_session=True
     )
     peak = [0]
+    cpu_seen: dict[int, float] = {}
     done = threading.Event()
     timed_out = [False]
 
@@ -153,6 +182,7 @@ def run_measured(
         # the run exactly, not to the nearest poll.
         while not done.is_set():
             peak[0] = max(peak[0], tree_rss_kib(proc.pid))
+            tree_cpu_sample(proc.pid, cpu_seen)
             if timeout is not None and time.perf_counter() - start > timeout:
                 timed_out[0] = True
                 with contextlib.suppress(ProcessLookupError):
@@ -187,8 +217,12 @@ def run_measured(
         returncode=proc.returncode,
         timed_out=timed_out[0],
         cpu_s=rusage.ru_utime + rusage.ru_stime if rusage else 0.0,
+        tree_cpu_s=sum(cpu_seen.values()),
     )
-    log(f"  -> {wall:.2f} s, {m.cpu_s:.2f} s CPU, peak {m.peak_mb:.1f} MB, exit {m.returncode}")
+    log(
+        f"  -> {wall:.2f} s, {m.cpu_s:.2f} s CPU ({m.tree_cpu_s:.2f} s polled over the tree), "
+        f"peak {m.peak_mb:.1f} MB, exit {m.returncode}"
+    )
     if check and m.returncode != 0:
         tail = stderr.read_text(errors="replace")[-2000:] if stderr else ""
         raise RuntimeError(f"{label} failed with exit {m.returncode}: {tail}")

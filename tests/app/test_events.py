@@ -52,7 +52,7 @@ async def _events(
 async def test_live_progress_of_a_crawl(client, demo) -> None:
     sid = site_id_for(demo)
     # the site exists before the stream opens: a first crawl, then watch a second one
-    first = await client.post("/api/sites", json={"url": demo})
+    first = await client.post("/api/sites", json={"url": demo, "render": "never"})
     assert first.status == 202
     from .conftest import wait_idle
 
@@ -114,9 +114,9 @@ def test_a_page_committed_after_later_stamped_ones_still_reaches_the_map(tmp_pat
 async def test_two_tabs_watch_one_crawl_and_cannot_start_a_second(client, demo) -> None:
     """Two tabs: both streams get the crawl's end; a second start is refused while it runs."""
     sid = site_id_for(demo)
-    resp = await client.post("/api/sites", json={"url": demo, "rate": 40})
+    resp = await client.post("/api/sites", json={"url": demo, "rate": 40, "render": "never"})
     assert resp.status == 202
-    again = await client.post("/api/sites", json={"url": demo})
+    again = await client.post("/api/sites", json={"url": demo, "render": "never"})
     assert again.status == 409
     assert "running" in (await again.json())["error"]
     tabs = [await client.get(f"/api/sites/{sid}/events") for _ in range(2)]

@@ -32,7 +32,9 @@ async def test_a_full_disk_mid_crawl_then_resume(tmp_path: Path, demo) -> None:
         client = await start_client(ws)
         try:
             sid = site_id_for(demo)
-            resp = await client.post("/api/sites", json={"url": demo, "rate": 20})
+            resp = await client.post(
+                "/api/sites", json={"url": demo, "rate": 20, "render": "never"}
+            )
             assert resp.status == 202
             for _ in range(600):
                 site = await (await client.get(f"/api/sites/{sid}")).json()

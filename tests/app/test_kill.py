@@ -64,7 +64,9 @@ async def test_kill_9_mid_crawl_then_resume_from_the_app(demo, tmp_path: Path, v
     server, base = await _serve(ws)
     try:
         async with aiohttp.ClientSession() as session:
-            async with session.post(base + "api/sites", json={"url": demo, "rate": 25}) as resp:
+            async with session.post(
+                base + "api/sites", json={"url": demo, "rate": 25, "render": "never"}
+            ) as resp:
                 assert resp.status == 202, await resp.text()
 
             async def some_pages() -> bool:

@@ -18,8 +18,11 @@ from sitemapkit.demo.server import serve_demo
 
 
 def _crawl(base: str, out: Path, *extra: str) -> None:
-    """One fetch at a time: discovery order (the sitemap's order) does not depend on timing."""
-    args = ["crawl", base, "-o", str(out), "--no-map", "--concurrency", "1", *extra]
+    """One fetch at a time: discovery order (the sitemap's order) does not depend on timing.
+
+    ``--render never``: not about rendering (the lamp finder would start Chromium)."""
+    args = ["crawl", base, "-o", str(out), "--no-map", "--concurrency", "1", "--render", "never"]
+    args += extra
     assert main(args) == 0
 
 

@@ -33,7 +33,13 @@ PATIENCE = 180
 
 
 def sitemapkit(*args: str) -> subprocess.Popen[str]:
-    """``sitemapkit ARGS`` as a user runs it: its own process."""
+    """``sitemapkit ARGS`` as a user runs it: its own process.
+
+    A new crawl gets ``--render never``: the fleet is the subject, and the default
+    (``auto``) would start Chromium in every process for the demo's lamp finder.
+    """
+    if args[:1] == ("crawl",) and "--render" not in args and "--resume" not in args:
+        args = (*args, "--render", "never")
     return subprocess.Popen(
         [sys.executable, "-m", "sitemapkit", *args],
         stdout=subprocess.PIPE,

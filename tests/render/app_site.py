@@ -46,6 +46,30 @@ fetch('/api/nav.json').then(r => r.json()).then(nav => {
 });
 """
 NAV = '["/app/one", "/app/two", "/app/three?b=2&a=1"]'
+#: Pages of the mixed site (``/mixed``): ``/more/0`` .. ``/more/5`` get their onward link
+#: from an inline script; ``/quiet/0`` .. ``/quiet/5`` have inline scripts that write
+#: markup without links.  Neither looks like an application shell.
+SECTION_PAGES = 6
+WORDS = "<p>" + "Words on a page rendered by its server. " * 8 + "</p>"
+TRACK = "<script>window.dataLayer = [['page', location.pathname]];</script>"
+
+
+def mixed_page(path: str) -> str | None:
+    """``/mixed`` and its two sections, or None."""
+    if path == "/mixed":
+        links = ["/more/0", *(f"/quiet/{i}" for i in range(SECTION_PAGES))]
+        return page(WORDS + "".join(f"<a href='{h}'>{h}</a> " for h in links) + TRACK)
+    section, _, number = path.strip("/").partition("/")
+    if section not in ("more", "quiet") or not number.isdigit():
+        return None
+    i = int(number)
+    if i >= SECTION_PAGES:
+        return None
+    written = (
+        f"<a href='/more/{i + 1}'>next</a>" if section == "more" and i + 1 < SECTION_PAGES else ""
+    )
+    script = f"<script>document.getElementById('out').innerHTML = \"<b>hi</b>{written}\";</script>"
+    return page(WORDS + "<a href='/mixed'>up</a><div id='out'></div>" + script + TRACK)
 
 
 class AppSite:
@@ -127,6 +151,9 @@ class AppSite:
             return web.Response(text="window.__leaked = true;", content_type="text/javascript")
         if path.startswith("/static/"):
             return web.Response(body=b"\0" * 64, content_type="application/octet-stream")
+        mixed = mixed_page(path)
+        if mixed is not None:
+            return web.Response(text=mixed, content_type="text/html")
         name = path.strip("/") or "shell"
         try:
             return web.Response(text=self.html(name), content_type="text/html")

@@ -7,7 +7,13 @@ import asyncio
 import pytest
 
 from sitemapkit.crawl.extract import extract_page
-from sitemapkit.render.auto import SectionSampler, looks_like_app_shell, section_of
+from sitemapkit.render.auto import (
+    RawSignals,
+    SectionSampler,
+    looks_like_app_shell,
+    raw_signals,
+    section_of,
+)
 
 URL = "https://example.com/app/"
 HEADERS = {"Content-Type": "text/html"}
@@ -24,7 +30,9 @@ def shell(html: str) -> bool:
         "<html><body><div id='root'></div><script src='/main.js'></script></body></html>",
         "<html><body><div id=__next>\n  </div><script>x()</script></body></html>",
         "<html><body><app-root></app-root><script src=a.js></script></body></html>",
-        "<html><body><div ng-app='x'></div><script src=a.js></script></body></html>",
+        # server-rendered links around an empty mount point: the application is still to come
+        "<html><body><nav><a href=/a>a</a><a href=/b>b</a><a href=/c>c</a></nav>"
+        '<div id="app"></div><script type=module src=/main.js></script></body></html>',
         # no mount point, but scripts, one link and hardly any text
         "<html><body><a href='/'>Home</a><main></main><script src=a.js></script></body></html>",
     ],
@@ -44,10 +52,44 @@ def test_application_shells_are_recognised(html: str) -> None:
         # few links, a script, and a real article
         "<html><body><article>" + "Words of an article. " * 20 + "</article>"
         "<script>track()</script></body></html>",
+        # an empty mount point and one link, but no code: JSON-LD is data, not a script
+        "<html><head><script type='application/ld+json'>{}</script></head>"
+        "<body><div id=root></div><a href='/'>Home</a></body></html>",
+        # javadoc's overview-summary.html: a script redirect that names its canonical
+        "<html><head><link rel=canonical href='/index.html'>"
+        "<script>window.location.replace('index.html')</script></head>"
+        "<body><p><a href='/index.html'>index.html</a></p></body></html>",
+        # an empty element with another id, many links, a script: not a mount point
+        "<html><body><span id='skip-navbar-top'></span><a href=/a>a</a><a href=/b>b</a>"
+        "<a href=/c>c</a><script src='/script.js'></script></body></html>",
     ],
 )
 def test_server_rendered_pages_are_not_shells(html: str) -> None:
     assert not shell(html)
+
+
+@pytest.mark.parametrize(
+    ("html", "signals"),
+    [
+        ("<p>no scripts</p>", RawSignals()),
+        ("<script src='/nav.js'></script>", RawSignals(scripts=True)),
+        ("<script>window.dataLayer = [['page', location.pathname]];</script>", RawSignals(True)),
+        ("<SCRIPT type='text/javascript'>var pathtoroot = '../';</SCRIPT>", RawSignals(True)),
+        ('<script type=\'application/ld+json\'>{"a": "innerHTML"}</script>', RawSignals()),
+        ("<script type=text/template><a href=/x>x</a></script>", RawSignals()),
+        (
+            "<div id=more></div><script>fetch('/api').then(r => r.json()).then(l => "
+            "{ document.getElementById('more').innerHTML = l.join(' '); });</script>",
+            RawSignals(scripts=True, writes_markup=True),
+        ),
+        ("<script>$('#nav').append('<a href=/x>x</a>')</script>", RawSignals(True, True)),
+        ("<script type=module>document.body.appendChild(a)</script>", RawSignals(True, True)),
+        # a script file that writes markup cannot be seen from the page: --render always
+        ("<script src='/menu.js'>/* innerHTML */</script>", RawSignals(scripts=True)),
+    ],
+)
+def test_raw_signals_read_the_scripts_of_the_page(html: str, signals: RawSignals) -> None:
+    assert raw_signals(f"<html><body>{html}</body></html>".encode()) == signals
 
 
 def test_sections_are_host_and_first_segment() -> None:

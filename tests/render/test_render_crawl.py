@@ -20,9 +20,10 @@ from sitemapkit.cli import main
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult
 from sitemapkit.model import PageRecord
+from sitemapkit.render.auto import SAMPLE
 from sitemapkit.store.sqlite import SqliteStore
 
-from .app_site import AppSite, serve_app
+from .app_site import SECTION_PAGES, AppSite, serve_app
 
 pytestmark = pytest.mark.browser
 
@@ -33,10 +34,12 @@ def site() -> Iterator[AppSite]:
         yield served
 
 
-def crawl(site: AppSite, db: Path, render: str) -> tuple[CrawlResult, dict[str, PageRecord]]:
+def crawl(
+    site: AppSite, db: Path, render: str, start: str = "/"
+) -> tuple[CrawlResult, dict[str, PageRecord]]:
     store = SqliteStore(db)
     try:
-        config = CrawlConfig(site.base + "/", render=render, render_timeout=5.0)
+        config = CrawlConfig(site.base + start, render=render, render_timeout=5.0)
         result = asyncio.run(Crawler(config, store).run())
         records = {r.url.removeprefix(site.base): r for r in store.page_records()}
         return result, records
@@ -75,17 +78,31 @@ def test_always_crawls_what_scripts_link_to(site: AppSite, tmp_path: Path) -> No
         assert records[path].extra["rendered_links"] == ""
 
 
-def test_auto_renders_the_shell_and_samples_the_section(site: AppSite, tmp_path: Path) -> None:
+def test_auto_renders_the_shell_and_not_the_plain_pages(site: AppSite, tmp_path: Path) -> None:
     result, records = crawl(site, tmp_path / "auto.sqlite", "auto")
     assert result.start_ok
     assert set(records) == {"/", "/app/home", *RENDERED_ONLY}  # the same URLs as always
     assert records["/"].extra["render_why"] == "app-shell"
-    app = [r for path, r in records.items() if path.startswith("/app/")]
-    sampled = [r for r in app if "render" in r.extra]
-    # /app/ pages are server-rendered: three samples found nothing new, the rest were not rendered
-    assert len(sampled) == 3
-    assert {r.extra["render_why"] for r in sampled} == {"section-sample"}
-    assert all(r.extra["rendered_links"] == "" for r in sampled)
+    # /app/ pages are server-rendered without scripts: not rendered, not even sampled
+    assert [path for path, r in records.items() if "render" in r.extra] == ["/"]
+
+
+def test_auto_samples_sections_whose_scripts_write_markup(site: AppSite, tmp_path: Path) -> None:
+    """/more/ needs rendering (its links are written by script); /quiet/'s writes none."""
+    result, records = crawl(site, tmp_path / "mixed.sqlite", "auto", start="/mixed")
+    assert result.start_ok
+    more = {f"/more/{i}" for i in range(SECTION_PAGES)}
+    quiet = {f"/quiet/{i}" for i in range(SECTION_PAGES)}
+    assert set(records) == {"/mixed", *more, *quiet}  # every /more/ page: found by rendering
+    assert "render" not in records["/mixed"].extra  # its script writes nothing
+    for path in more:  # the first sample found a link: the section is rendered throughout
+        assert records[path].extra["render"] == "rendered", path
+        assert records[path].extra["render_why"] in {"section-sample", "section-needs-js"}
+    assert records["/more/0"].extra["render_why"] == "section-sample"
+    assert records["/more/5"].extra["render_why"] == "section-needs-js"
+    sampled = [p for p in quiet if "render" in records[p].extra]
+    assert len(sampled) == SAMPLE  # three samples found nothing new; the rest left to HTTP
+    assert {records[p].extra["render_why"] for p in sampled} == {"section-sample"}
 
 
 def test_cli_render_always_publishes_and_why_and_inventory_tell(

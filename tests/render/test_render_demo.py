@@ -1,4 +1,5 @@
-"""The demo site crawled with ``--render auto``: its lamp finder is found, the rest is unchanged.
+"""The demo site crawled with ``--render auto``: its lamp finder is found, the rest is unchanged
+and not rendered at all (no page of it looks built by scripts).
 
 The expected answer is the demo's own (:mod:`sitemapkit.demo.expected`) plus its
 rendering part; one real Chromium for the crawl.
@@ -6,7 +7,6 @@ rendering part; one real Chromium for the crawl.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,6 @@ from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, sitemap_entries
 from sitemapkit.demo import expected as ex
 from sitemapkit.demo.server import HITS, start_demo_server
-from sitemapkit.render.auto import SAMPLE, section_of
 from sitemapkit.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.browser
@@ -26,7 +25,8 @@ async def test_demo_with_render_auto_finds_the_script_built_section(tmp_path: Pa
     store = SqliteStore(tmp_path / "demo.sqlite")
     try:
         config = CrawlConfig(base, render="auto", render_timeout=8.0)
-        await Crawler(config, store).run()
+        crawler = Crawler(config, store)
+        await crawler.run()
         locs = {e.loc for e in sitemap_entries(store)}
         records = {r.url: r for r in store.page_records()}
     finally:
@@ -49,13 +49,13 @@ async def test_demo_with_render_auto_finds_the_script_built_section(tmp_path: Pa
     }
     for path in ex.RENDER_TIMEOUT_PATHS:
         assert records[ex.absolute(base, path)].extra["render"] == "render-timeout", path
-    # server-rendered sections: a sample of SAMPLE pages each, which found nothing new
-    per_section = Counter(
-        section_of(r.url) for r in records.values() if r.extra.get("render_why") == "section-sample"
-    )
-    assert max(per_section.values()) == SAMPLE
-    assert per_section[section_of(base + "/events/")] == SAMPLE  # of its 60-odd pages
-    others = [r for r in records.values() if "render" in r.extra and "/app/" not in r.url]
-    assert all(r.extra["rendered_links"] == "" for r in others)
+    # the server-rendered pages are not rendered, not even a sample of them
+    rendered = {r.url for r in records.values() if "render" in r.extra}
+    assert rendered == {ex.absolute(base, p) for p in ("/app/", *ex.RENDERED_SITEMAP_PATHS)} | {
+        ex.absolute(base, p) for p in ex.RENDERED_EXCLUDED
+    }
+    assert {r.extra["render_why"] for r in records.values() if "render" in r.extra} == {"app-shell"}
+    assert crawler.renderer is not None
+    assert crawler.renderer.pool.launches == 1
     assert hits["/robots.txt"] == 1  # rendering asked robots.txt through the crawl's cache
     assert hits["/private/salaries.html"] == 0

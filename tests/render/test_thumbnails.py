@@ -163,7 +163,8 @@ def test_cards_and_details_show_the_thumbnail(
     img.wait_for()
     assert img.evaluate("i => i.complete && i.naturalWidth") == 256  # the browser decoded it
     assert "Rendered" in page.locator("#details").text_content()
-    assert "no (crawled without --render)" in page.locator("#details").text_content()
+    # crawled with the default, --render auto: a plain page is not rendered, and says why
+    assert "no: not an application shell" in page.locator("#details").text_content()
     assert o.errors == []
     assert [r for r in o.requests if not r.startswith(("file:", "data:"))] == []
 

@@ -37,7 +37,7 @@ from sitemapkit.cli.crawl_output import (
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.config import DEFAULT_RENDER, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
@@ -166,10 +166,9 @@ def summary_lines(
             "not in the sitemap: " + ", ".join(f"{reason} {n:,}" for reason, n in excluded)
         )
     if result.rendered:
-        lines.append(
-            f"rendered {sum(result.rendered.values()):,} pages: "
-            + ", ".join(f"{status} {n:,}" for status, n in sorted(result.rendered.items()))
-        )
+        from sitemapkit.render.report import render_lines
+
+        lines.extend(render_lines(result.rendered, result.render_missing))
     for code, urls in sorted(result.trap_examples.items()):
         if urls:
             lines.append(f"  {code}, e.g. " + ", ".join(shorten(u) for u in urls[:3]))
@@ -382,10 +381,10 @@ def _resumed_config(
 @click.option(
     "--render",
     type=click.Choice(["never", "auto", "always"]),
-    default="never",
-    show_default=True,
+    default=None,
     help="Run pages' scripts in Chromium (needs sitemapkit[render]): auto renders "
-    "application shells and the sections where rendering finds more links.",
+    "application shells and the sections where scripts write links.  [default: auto; "
+    "without sitemapkit[render] or Chromium the crawl goes on unrendered and says so]",
 )
 @click.option(
     "--render-timeout",
@@ -463,7 +462,7 @@ def crawl(
     query: str,
     images: bool,
     seed_from_sitemaps: bool,
-    render: str,
+    render: str | None,
     render_timeout: float,
     render_concurrency: int,
     thumbnails: bool,
@@ -490,6 +489,8 @@ def crawl(
         # Without --db each crawl replaces OUTDIR's store, and the submission log with it.
         raise click.UsageError("--indexnow needs --db FILE: the submission log lives in it")
     db = db if db is not None else out_dir / DB_NAME
+    render_optional = render is None  # the default: a missing browser is a note, not an error
+    render = render or DEFAULT_RENDER
     if not resume:
         if url is None:
             raise click.UsageError("missing URL (the site to crawl)")
@@ -512,6 +513,7 @@ def crawl(
             images=images,
             seed_from_sitemaps=seed_from_sitemaps,
             render=render,
+            render_optional=render_optional,
             render_timeout=render_timeout,
             render_concurrency=render_concurrency,
             thumbnails=thumbnails,
@@ -519,7 +521,7 @@ def crawl(
         if user_agent:
             config.user_agent = user_agent
         _check(config)
-    if render != "never" or thumbnails:
+    if (render != "never" and not render_optional) or thumbnails:
         from sitemapkit.render.browser import check_available
 
         check_available()  # a missing Playwright or Chromium: one line, before any file is made

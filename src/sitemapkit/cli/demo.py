@@ -7,6 +7,12 @@ a calendar trap, faceted filters, non-ASCII paths, a slow page) on
 writes into ``--out``: the sitemap set, the crawl database and the inventory.
 The result is checked against the demo's published expected results, so the
 summary says plainly whether the crawl got every page right.
+
+Rendering is the crawl's default (``--render auto``) here too, and optional: with
+``sitemapkit[render]`` and Chromium installed the lamp finder (``/app/``, built by
+scripts) is rendered and its pages are expected in the sitemap; without them the
+crawl says what is missing in one line and the expected answer is the unrendered one.
+Either way the answer is checked.
 """
 
 from __future__ import annotations
@@ -19,23 +25,44 @@ import click
 from sitemapkit.cli.crawl import DB_NAME, Progress, Terminated, run_crawl, summary_lines
 from sitemapkit.cli.crawl_output import publish_crawl, published_lines
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.config import DEFAULT_RENDER, CrawlConfig
 from sitemapkit.crawl.engine import CrawlResult
 from sitemapkit.store import iter_page_records, open_store
 
+#: Seconds before the demo's page that never settles (``/app/live.html``) is cut: the
+#: crawl's default (15 s) would be most of the demo's time.
+DEMO_RENDER_TIMEOUT = 8.0
 
-def check_expected(base: str, db: Path, sitemap_urls: set[str]) -> list[str]:
-    """Differences between this crawl and the demo's expected results (empty: all right)."""
+
+def check_expected(
+    base: str, db: Path, sitemap_urls: set[str], rendered: bool = False
+) -> list[str]:
+    """Differences between this crawl and the demo's expected results (empty: all right).
+
+    ``rendered``: the crawl could render, so the lamp finder's pages are expected too,
+    and its endless page cut; otherwise its shell is expected as ``render-unavailable``.
+    """
     from sitemapkit.demo import expected
 
     problems: list[str] = []
-    want = expected.sitemap_urls(base)
+    want = expected.sitemap_urls(base, rendered)
     problems.extend(f"missing from the sitemap: {u}" for u in sorted(want - sitemap_urls))
     problems.extend(f"wrongly in the sitemap: {u}" for u in sorted(sitemap_urls - want))
-    reasons = {r.url: r.reason for r in iter_page_records(db)}
-    for url, reason in sorted(expected.excluded(base).items()):
-        if reasons.get(url) != reason:
-            problems.append(f"{url}: expected {reason}, got {reasons.get(url)}")
+    records = {r.url: r for r in iter_page_records(db)}
+    for url, reason in sorted(expected.excluded(base, rendered).items()):
+        got = records[url].reason if url in records else None
+        if got != reason:
+            problems.append(f"{url}: expected {reason}, got {got}")
+    statuses = (
+        dict.fromkeys(expected.RENDER_TIMEOUT_PATHS, "render-timeout")
+        if rendered
+        else {"/app/": "render-unavailable"}
+    )
+    for path, status in sorted(statuses.items()):
+        url = expected.absolute(base, path)
+        got = records[url].extra.get("render") if url in records else None
+        if got != status:
+            problems.append(f"{url}: expected render status {status}, got {got}")
     return problems
 
 
@@ -79,7 +106,14 @@ def demo(ctx: click.Context, out_dir: Path, port: int, thumbnails: bool | None) 
     db = out_dir / DB_NAME
     with serve_demo("127.0.0.1", port) as base:
         click.echo(f"demo site served at {base}")
-        config = CrawlConfig(base, images=True, thumbnails=thumbnails)
+        config = CrawlConfig(
+            base,
+            images=True,
+            thumbnails=thumbnails,
+            render=DEFAULT_RENDER,
+            render_optional=True,
+            render_timeout=DEMO_RENDER_TIMEOUT,
+        )
         store = open_store(db, mode="replace")  # locked: a second demo into --out stops
         try:
             result: CrawlResult = run_crawl(config, store, progress=Progress(sys.stderr))
@@ -92,10 +126,11 @@ def demo(ctx: click.Context, out_dir: Path, port: int, thumbnails: bool | None) 
             ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
         finally:
             store.close()
-        problems = check_expected(base, db, _sitemap_locs(out_dir))
+        rendered = result.render_missing is None
+        problems = check_expected(base, db, _sitemap_locs(out_dir), rendered)
         from sitemapkit.audit.showcase import audit_demo
 
-        audited = audit_demo(base, db, out_dir)  # the planted sitemap faults, audit.html
+        audited = audit_demo(base, db, out_dir, rendered)  # the planted faults, audit.html
     for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):

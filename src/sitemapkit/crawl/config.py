@@ -22,6 +22,9 @@ DEFAULT_USER_AGENT = USER_AGENT  # one User-Agent for crawler and reader (read/s
 DEFAULT_MAX_BODY = 10 * 1024 * 1024
 
 QUERY_MODES = ("keep", "sort", "drop")
+#: ``sitemapkit crawl``'s (and the demo's and the app's) ``--render`` when none is given:
+#: pages that look built by scripts are rendered, when rendering is installed.
+DEFAULT_RENDER = "auto"
 
 
 @dataclass(slots=True)
@@ -56,8 +59,13 @@ class CrawlConfig:
     retries: int = 3
     #: Longest ``Retry-After`` / back-off we are willing to sleep for one request.
     max_retry_wait: float = 60.0
-    #: ``--render``: ``never``, ``auto`` or ``always`` (see :mod:`sitemapkit.render`).
+    #: ``--render``: ``never``, ``auto`` or ``always`` (see :mod:`sitemapkit.render`).  The
+    #: command's default is :data:`DEFAULT_RENDER`; a library crawl renders when asked.
     render: str = "never"
+    #: The mode was the command's default, not asked for: without Playwright or Chromium
+    #: the crawl goes on unrendered and says so.  Stored crawls from before this field
+    #: had asked for their mode, so its absence means False (resumed as configured).
+    render_optional: bool = False
     #: ``--render-timeout``: seconds before a page that will not settle is cut.
     render_timeout: float = 15.0
     #: ``--render-concurrency``: pages rendered at once.

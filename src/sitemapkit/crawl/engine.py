@@ -148,8 +148,11 @@ class CrawlResult:
     reasons: dict[str, int]
     #: Example URLs each trap limit stopped (``trap-pattern`` -> [...]).
     trap_examples: dict[str, list[str]] = field(default_factory=dict)
-    #: Rendered pages by how it went (``rendered``, ``render-timeout``, ``render-failed``).
+    #: Rendered pages by how it went (``rendered``, ``render-timeout``, ``render-failed``;
+    #: ``render-unavailable``: needed, but rendering is not installed).
     rendered: dict[str, int] = field(default_factory=dict)
+    #: Why pages that needed rendering were not rendered (the missing piece), if so.
+    render_missing: str | None = None
 
 
 class Crawler:
@@ -442,6 +445,7 @@ class Crawler:
             reasons=reasons,
             trap_examples=self._trap_examples(),
             rendered={} if self.renderer is None else dict(self.renderer.counts),
+            render_missing=None if self.renderer is None else self.renderer.missing,
         )
 
     def _trap_examples(self) -> dict[str, list[str]]:
@@ -926,6 +930,7 @@ def _renderer(config: CrawlConfig) -> Renderer | None:
             timeout=config.render_timeout,
             concurrency=config.render_concurrency,
             thumbnails=config.thumbnails,
+            optional=config.render_optional,
         )
     )
 

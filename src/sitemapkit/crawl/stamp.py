@@ -36,9 +36,10 @@ class BuildStamp:
     def note(self) -> str:
         """The line the crawl's summary prints."""
         said = " or ".join(f'"{v}"' for v in self.values)
+        what = "a build or deploy stamp" if len(self.values) == 1 else "build or deploy stamps"
         return (
             f"lastmod left out of {self.count:,} of {self.total:,} dated pages: they all said "
-            f"{said}, a build or deploy stamp, not when each page changed (lastmod-uniform)"
+            f"{said}, {what}, not when each page changed (lastmod-uniform)"
         )
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "calendar_paths",
     "excluded",
     "may_appear_reasons",
+    "sitemap_paths",
     "sitemap_urls",
 ]
 
@@ -163,8 +164,10 @@ SITEMAP_PATHS: Final = frozenset(
 )
 
 # The lamp finder (``/app/``) builds its pages' links with a script, so a crawl finds
-# what follows only when it renders (``--render auto`` or ``always``; its shell is an
-# application shell, so ``auto`` renders it).
+# what follows only when it renders (``--render auto``, the default, or ``always``; its
+# shell is an application shell, so ``auto`` renders it).  No other page of the demo
+# looks built by scripts: ``auto`` renders the lamp finder and nothing else.  Without
+# rendering installed, ``/app/`` is in the sitemap alone, recorded ``render-unavailable``.
 #: Pages that are also in the sitemap of a rendering crawl.
 RENDERED_SITEMAP_PATHS: Final = frozenset(
     {"/app/desk.html", "/app/desk-oak.html", "/app/floor.html", "/app/live.html"}
@@ -332,10 +335,12 @@ AUDIT_LISTED_HEALTHY: Final = frozenset(
 )
 
 
-def audit_findings(base: str) -> dict[str, set[str]]:
+def audit_findings(base: str, rendered: bool = False) -> dict[str, set[str]]:
     """Each audit code -> the exact URLs (or sitemaps) an audit of the demo names."""
     found = {code: {absolute(base, p) for p in paths} for code, paths in AUDIT.items()}
-    found["missing-indexable"] = {absolute(base, p) for p in SITEMAP_PATHS - AUDIT_LISTED_HEALTHY}
+    found["missing-indexable"] = {
+        absolute(base, p) for p in sitemap_paths(rendered) - AUDIT_LISTED_HEALTHY
+    }
     found["listed-unverified"] = set()
     found["sitemap-missing"] = set()
     return found
@@ -348,14 +353,20 @@ def absolute(base: str, path: str) -> str:
     return base.rstrip("/") + path
 
 
-def sitemap_urls(base: str) -> set[str]:
+def sitemap_paths(rendered: bool = False) -> frozenset[str]:
+    """The sitemap's paths, with the lamp finder's pages when the crawl ``rendered``."""
+    return SITEMAP_PATHS | RENDERED_SITEMAP_PATHS if rendered else SITEMAP_PATHS
+
+
+def sitemap_urls(base: str, rendered: bool = False) -> set[str]:
     """The exact URL set of the sitemap of a default crawl from ``base``."""
-    return {absolute(base, p) for p in SITEMAP_PATHS}
+    return {absolute(base, p) for p in sitemap_paths(rendered)}
 
 
-def excluded(base: str) -> dict[str, str]:
+def excluded(base: str, rendered: bool = False) -> dict[str, str]:
     """Each URL that must be in the inventory with its reason."""
-    return {absolute(base, p): reason for p, reason in EXCLUDED.items()}
+    found = {**EXCLUDED, **RENDERED_EXCLUDED} if rendered else EXCLUDED
+    return {absolute(base, p): reason for p, reason in found.items()}
 
 
 def may_appear_reasons(base: str, url: str) -> frozenset[str] | None:

@@ -5,7 +5,14 @@ and, when that names a reason, to :meth:`Renderer.render`; what comes back is
 the page's facts after rendering plus a record of what happened (rendered or
 cut or failed, and which links only rendering found).  The engine stays
 ignorant of browsers; the browser starts on the first page that needs it, so
-an ``auto`` crawl of a server-rendered site costs only the sample renders.
+an ``auto`` crawl of a server-rendered site starts none.
+
+``auto`` is the default of ``sitemapkit crawl``, and the ``[render]`` extra is
+optional: when the mode was not asked for (:attr:`RenderSettings.optional`) and
+Playwright or Chromium is missing, the crawl goes on without rendering, records
+each page that needed it as ``render-unavailable`` (with the reason it needed
+it) and :attr:`Renderer.missing` says what to install, once.  Asked for
+explicitly, a missing piece stays an error before anything is crawled.
 """
 
 from __future__ import annotations
@@ -18,19 +25,27 @@ from typing import Final
 from sitemapkit.crawl.extract import PageFacts
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import InputError
-from sitemapkit.render.auto import SectionSampler, looks_like_app_shell
+from sitemapkit.render.auto import SectionSampler, looks_like_app_shell, raw_signals
 from sitemapkit.render.blocking import RequestRules, same_origin
 from sitemapkit.render.browser import (
     RESTART_EVERY,
     BrowserPool,
     check_available,
     default_executable,
+    unavailable,
 )
 from sitemapkit.render.facts import merge_facts, rendered_facts, rendered_only
 from sitemapkit.render.page import THUMB_TYPE, context_options, render_page
 from sitemapkit.store.base import Thumbnail
 
-__all__ = ["DEFAULT_TIMEOUT", "RENDER_MODES", "RenderSettings", "Rendered", "Renderer"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "RENDER_MODES",
+    "UNAVAILABLE",
+    "RenderSettings",
+    "Rendered",
+    "Renderer",
+]
 
 #: ``--render`` values: never render, render what needs it, render every HTML page.
 RENDER_MODES: Final = ("never", "auto", "always")
@@ -38,6 +53,11 @@ RENDER_MODES: Final = ("never", "auto", "always")
 DEFAULT_TIMEOUT: Final = 15.0
 #: ``--render-concurrency`` default: pages rendered at once (peak RSS stays well under 1 GB).
 DEFAULT_CONCURRENCY: Final = 2
+#: Why a page whose inline scripts write markup needed rendering, when it could not be
+#: sampled (rendering unavailable).
+WRITES_MARKUP: Final = "scripts-write-markup"
+#: The render status of a page that needed rendering when rendering was not installed.
+UNAVAILABLE: Final = "render-unavailable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +72,9 @@ class RenderSettings:
     #: ``--thumbnails``: every render keeps styles and takes a first-screen picture, and an
     #: indexable page that was not rendered is rendered for its picture only.
     thumbnails: bool = False
+    #: The mode is a default, not asked for: a missing Playwright or Chromium is a note
+    #: and pages go unrendered (``render-unavailable``), not an error.
+    optional: bool = False
 
     def validate(self) -> RenderSettings:
         if self.mode not in RENDER_MODES:
@@ -69,10 +92,12 @@ class RenderSettings:
 class Rendered:
     """One page after rendering.
 
-    ``status`` is ``rendered``, ``render-timeout`` or ``render-failed``; ``why``
+    ``status`` is ``rendered``, ``render-timeout``, ``render-failed`` or
+    ``render-unavailable`` (it needed rendering, which is not installed); ``why``
     is the reason it was rendered (``always``, ``app-shell``, ``section-sample``,
-    ``section-needs-js``).  ``facts`` are the merged facts (the raw ones when
-    nothing could be read); ``only_rendered`` the links that only rendering found.
+    ``section-needs-js``; ``scripts-write-markup`` when rendering was unavailable).
+    ``facts`` are the merged facts (the raw ones when nothing could be read);
+    ``only_rendered`` the links that only rendering found.
     """
 
     facts: PageFacts
@@ -97,8 +122,13 @@ class Renderer:
         pool: BrowserPool | None = None,
     ) -> None:
         self.settings = settings.validate()
-        if settings.mode != "never" or settings.thumbnails:
+        #: Why rendering cannot run here, when it was not asked for (``None``: it can, or
+        #: it has not been needed yet); the crawl summary prints it.
+        self.missing: str | None = None
+        self._checked = False
+        if not settings.optional and (settings.mode != "never" or settings.thumbnails):
             check_available(settings.executable)
+            self._checked = True
         self.policy = policy if policy is not None else QueryPolicy()
         self._is_site = is_site
         self._allowed = allowed
@@ -138,9 +168,25 @@ class Renderer:
             return None
         if mode == "always":
             return "always"
-        if looks_like_app_shell(body, raw, content_type):
+        signals = raw_signals(body)
+        if looks_like_app_shell(body, raw, content_type, signals):
             return "app-shell"
+        if not signals.writes_markup:
+            return None
+        if not self.available():
+            return WRITES_MARKUP  # no sample can be rendered: nothing to learn
         return await self.sampler.wants(url)
+
+    def available(self) -> bool:
+        """Whether pages can be rendered: checked once, when a page first needs it.
+
+        Checked late so that an ``auto`` crawl of a site that needs no rendering
+        neither imports Playwright nor says anything about it.
+        """
+        if not self._checked:
+            self._checked = True
+            self.missing = unavailable(self.settings.executable)
+        return self.missing is None
 
     def bind(
         self,
@@ -165,6 +211,9 @@ class Renderer:
         why = await self.decide(url, body, raw, content_type)
         if why is None:
             return raw, None
+        if not self.available():
+            self.counts[UNAVAILABLE] += 1
+            return raw, Rendered(raw, UNAVAILABLE, why, detail=self.missing)
         try:
             done = await self.render(
                 url, body, headers, raw, why=why, thumbnail=self.settings.thumbnails
@@ -186,7 +235,7 @@ class Renderer:
         counted as a render; a page that cannot be drawn has no thumbnail.
         """
         image = done.thumbnail if done is not None else None
-        if image is None and (done is None or done.status == "rendered"):
+        if image is None and (done is None or done.status == "rendered") and self.available():
             rules = RequestRules(
                 is_site=self._is_site or same_origin(url), allowed=self._allowed, keep_styles=True
             )

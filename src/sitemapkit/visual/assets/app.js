@@ -788,12 +788,13 @@ function start(D) {
   // Rendered or not, and why (crawl --render); the links only rendering found.
   var RENDER_WHY = {
     always: '--render always', 'app-shell': 'its raw HTML is an application shell',
-    'section-sample': 'a sample of its section', 'section-needs-js': 'its section needs scripts for links'
+    'section-sample': 'a sample of its section', 'section-needs-js': 'its section needs scripts for links',
+    'scripts-write-markup': 'its inline scripts write markup'
   };
   function renderRows(n, row) {
     var r = RENDERED[n];
     if (r) {
-      var how = r[0] === 'rendered' ? 'yes' : r[0];
+      var how = r[0] === 'rendered' ? 'yes' : r[0] === 'render-unavailable' ? 'no: needed, but rendering is not installed' : r[0];
       row('Rendered', how + (r[1] ? ' (' + (RENDER_WHY[r[1]] || r[1]) + ')' : ''));
       if (r[2]) {
         row('Links only rendering found', fmt(r[2]));
@@ -805,7 +806,7 @@ function start(D) {
     if (!D.rm || !/html/.test(D.S[D.c[n]] || '') || D.h[n] !== 200) { return; }
     if (D.rm === 'never') { row('Rendered', 'no (crawled without --render)'); }
     else if (D.S[D.r[n]] === 'noindex') { row('Rendered', 'no: its raw HTML says noindex (Google does not render those)'); }
-    else if (D.rm === 'auto') { row('Rendered', 'no: not an application shell, and rendering its section\u2019s sample found no links its raw HTML lacked'); }
+    else if (D.rm === 'auto') { row('Rendered', 'no: not an application shell, and its scripts write no markup (or its section\u2019s sample found no links the raw HTML lacked)'); }
     else { row('Rendered', 'no (cut too large to render)'); }
   }
 
