@@ -47,3 +47,20 @@ def test_python_dash_m_runs() -> None:
     )
     assert proc.returncode == 0
     assert "0.1.0" in proc.stdout
+
+
+def test_one_version_for_the_command_and_the_installed_package() -> None:
+    """``--version`` prints ``sitemapkit.__version__`` (no metadata lookup at run time);
+    the packaging metadata takes its version from there (pyproject: dynamic)."""
+    from importlib.metadata import version
+
+    import sitemapkit
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout == f"sitemapkit, version {sitemapkit.__version__}\n"
+    assert version("sitemapkit") == sitemapkit.__version__

@@ -23,6 +23,8 @@ _LOADS = ("load_default_certs", "set_default_verify_paths")
 #: Where a context keeps the loads it was asked for and has not done yet.
 _PENDING = "_sitemapkit_pending_trust"
 _LOCK = threading.Lock()
+#: A load asked for: the method's name and its arguments.
+Call = tuple[str, tuple[Any, ...], dict[str, Any]]
 _ORIGINAL: dict[str, Callable[..., None]] = {name: getattr(ssl.SSLContext, name) for name in _LOADS}
 
 
@@ -32,9 +34,9 @@ class TrustOnFirstUse(ssl.SSLContext):
     def load_pending_trust(self) -> None:
         """Do the loads this context was asked for (once; later calls do nothing)."""
         with _LOCK:
-            pending: Sequence[tuple[str, tuple[Any, ...]]] = self.__dict__.pop(_PENDING, ())
-            for name, args in pending:
-                _ORIGINAL[name](self, *args)
+            pending: Sequence[Call] = self.__dict__.pop(_PENDING, ())
+            for name, args, kwargs in pending:
+                _ORIGINAL[name](self, *args, **kwargs)
 
     @property
     def trust_pending(self) -> bool:
@@ -61,11 +63,11 @@ class TrustOnFirstUse(ssl.SSLContext):
 def _deferring(name: str) -> Callable[..., None]:
     """A stand-in for the load ``name`` that records it on a plain ``SSLContext``."""
 
-    def load_later(context: ssl.SSLContext, *args: Any) -> None:
+    def load_later(context: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
         if type(context) not in (ssl.SSLContext, TrustOnFirstUse):
-            _ORIGINAL[name](context, *args)  # someone's own subclass: leave it alone
+            _ORIGINAL[name](context, *args, **kwargs)  # someone's own subclass: leave it alone
             return
-        context.__dict__.setdefault(_PENDING, []).append((name, args))
+        context.__dict__.setdefault(_PENDING, []).append((name, args, kwargs))
         context.__class__ = TrustOnFirstUse
 
     return load_later

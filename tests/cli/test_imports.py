@@ -27,11 +27,11 @@ except SystemExit as exc:
 print(json.dumps({"code": code, "loaded": sorted(n for n in names if n in sys.modules)}))
 """
 
-#: Never needed by a plain ``crawl URL -o OUT`` into a fresh folder on SQLite.
+#: Never needed by a plain ``crawl URL -o OUT`` into a fresh folder on SQLite (``--render
+#: auto``, the default, looks for the browser, but starts none on a site that needs none).
 NOT_FOR_A_PLAIN_CRAWL = (
     "sitemapkit.indexnow",
     "sitemapkit.cli.indexnow",
-    "sitemapkit.render",
     "sitemapkit.app",
     "sitemapkit.audit",
     "sitemapkit.validate",
@@ -62,6 +62,10 @@ def test_a_plain_crawl_loads_nothing_it_does_not_use(site: FixtureSite, tmp_path
     code, loaded = probe(argv, NOT_FOR_A_PLAIN_CRAWL)
     assert code == 0
     assert (out / "sitemap.xml").is_file()
+    assert loaded == []
+    never = [*argv[:3], str(tmp_path / "never"), *argv[4:], "--render", "never"]
+    code, loaded = probe(never, (*NOT_FOR_A_PLAIN_CRAWL, "sitemapkit.render"))
+    assert code == 0
     assert loaded == []
 
 

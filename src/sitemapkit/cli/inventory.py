@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -72,22 +72,45 @@ def record_row(record: PageRecord) -> dict[str, object]:
     }
 
 
-def write_inventory(records: Iterator[PageRecord], out: IO[str], fmt: str) -> int:
-    """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
-    n = 0
-    if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for record in records:
-            row = record_row(record)
+class InventoryWriter:
+    """Writes one inventory row per record as records pass by; ``rows`` counts them.
+
+    :meth:`passing` lets a single read of the store feed the inventory and the visual
+    map (``crawl`` publishes both, from the same records).
+    """
+
+    def __init__(self, out: IO[str], fmt: str) -> None:
+        self.rows = 0
+        self._out = out
+        self._csv = None
+        if fmt == "csv":
+            self._csv = csv.writer(out, lineterminator="\n")
+            self._csv.writerow(COLUMNS)
+
+    def write(self, record: PageRecord) -> None:
+        row = record_row(record)
+        if self._csv is not None:
             row["indexable"] = "yes" if record.indexable else "no"
-            writer.writerow({k: spreadsheet_cell(v) for k, v in row.items()})
-            n += 1
-    else:
+            # A list in COLUMNS order (record_row's order): csv.DictWriter's own mapping
+            # to a list was half the time of an export.
+            self._csv.writerow([spreadsheet_cell(value) for value in row.values()])
+        else:
+            self._out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self.rows += 1
+
+    def passing(self, records: Iterable[PageRecord]) -> Iterator[PageRecord]:
+        """``records`` again, each written as it goes by."""
         for record in records:
-            out.write(json.dumps(record_row(record), ensure_ascii=False) + "\n")
-            n += 1
-    return n
+            self.write(record)
+            yield record
+
+
+def write_inventory(records: Iterable[PageRecord], out: IO[str], fmt: str) -> int:
+    """Write ``records`` to ``out`` as ``csv`` or ``jsonl``; return the row count."""
+    writer = InventoryWriter(out, fmt)
+    for record in records:
+        writer.write(record)
+    return writer.rows
 
 
 def export_inventory(db: DbSpec, target: Path, fmt: str = "csv") -> int:

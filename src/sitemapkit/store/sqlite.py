@@ -229,21 +229,25 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
             f"{source}: crawl database schema {current} is newer than this sitemapkit "
             f"({SCHEMA_VERSION}); upgrade sitemapkit"
         )
-    for version in range(current + 1, SCHEMA_VERSION + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+    if current == SCHEMA_VERSION:
+        return
+    # Every missing step in one transaction: a new file is made in one commit instead of
+    # one per migration, and an upgrade is all or nothing.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for version in range(current + 1, SCHEMA_VERSION + 1):
             for statement in _MIGRATIONS[version - 1].split(";"):
                 if statement.strip():
                     conn.execute(statement)
             conn.execute(
                 "INSERT INTO migrations(version, applied_at) VALUES (?, ?)", (version, time.time())
             )
-            conn.execute(f"PRAGMA user_version = {version:d}")
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 #: Writes: a failure (disk full, I/O) ends a crawl, resumable from the last commit.

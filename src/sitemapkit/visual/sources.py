@@ -16,7 +16,7 @@ import itertools
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,11 +101,15 @@ def _list_rows(source: str, report: SourceReport) -> Iterator[UrlRow]:
         yield from rows_from_lines(fh, source, report)
 
 
-def crawl_tree(source: str) -> SiteTree:
-    """The map's tree of a crawl store, with the crawl's render mode and its thumbnails."""
+def crawl_tree(source: str, records: Iterable[PageRecord] | None = None) -> SiteTree:
+    """The map's tree of a crawl store, with the crawl's render mode and its thumbnails.
+
+    ``records``: the store's page records when the caller is already reading them
+    (``crawl`` writes its inventory from the same pass); by default they are read here.
+    """
     from sitemapkit.store import iter_page_records, open_store
 
-    tree = SiteTree.from_records(iter_page_records(source))
+    tree = SiteTree.from_records(iter_page_records(source) if records is None else records)
     store = open_store(source, mode="read")
     try:
         config = json.loads(store.get_meta("config") or "{}")
