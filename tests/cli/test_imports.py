@@ -28,9 +28,11 @@ print(json.dumps({"code": code, "loaded": sorted(n for n in names if n in sys.mo
 """
 
 #: Never needed by a plain ``crawl URL -o OUT`` into a fresh folder on SQLite (``--render
-#: auto``, the default, looks for the browser, but starts none on a site that needs none).
+#: auto``, the default, tests each page with crawl/scripted.py and imports the renderer only
+#: when a page looks built by scripts: none does on the fixture site).
 NOT_FOR_A_PLAIN_CRAWL = (
     "sitemapkit.indexnow",
+    "sitemapkit.render",
     "sitemapkit.cli.indexnow",
     "sitemapkit.app",
     "sitemapkit.audit",

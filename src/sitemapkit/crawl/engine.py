@@ -43,6 +43,7 @@ from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness
+from sitemapkit.crawl.scripted import looks_scripted
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
@@ -198,7 +199,15 @@ class Crawler:
         self._run_started = time.time()
         self._polite: Politeness
         #: Renders the pages that need it (``--render``); closed when the run ends.
-        self.renderer = renderer if renderer is not None else _renderer(self.config)
+        #: ``auto`` without thumbnails: the renderer (and :mod:`sitemapkit.render`) is made
+        #: when the first page looks built by scripts, so a plain site never imports it.
+        self._render_later = renderer is None and _lazy_render(self.config)
+        self.renderer = renderer
+        if renderer is None and not self._render_later:
+            self._start_renderer()
+
+    def _start_renderer(self) -> None:
+        self.renderer = _renderer(self.config)
         if self.renderer is not None:
             self.renderer.bind(
                 policy=self.spell_policy,  # rendered links in the site's spelling, as raw ones
@@ -697,6 +706,13 @@ class Crawler:
             self._finish(item, out)
             return
         rendered = None
+        if self._render_later and not response.truncated:
+            ctype = next(
+                (v for k, v in response.headers.items() if k.lower() == "content-type"), None
+            )
+            if looks_scripted(response.body, facts, ctype):
+                self._render_later = False
+                self._start_renderer()
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
                 item.spelling, response.body, response.headers, facts
@@ -916,6 +932,11 @@ def _links_capped(dropped: int) -> str:
         f"the page has more than {MAX_LINKS_PER_PAGE:,} links; the first {MAX_LINKS_PER_PAGE:,} "
         f"were read, {dropped:,} more link elements were not"
     )
+
+
+def _lazy_render(config: CrawlConfig) -> bool:
+    """Whether the renderer can wait for a page that needs it (``auto``, no thumbnails)."""
+    return config.render == "auto" and not config.thumbnails
 
 
 def _renderer(config: CrawlConfig) -> Renderer | None:
