@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import shutil
 import socket
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -14,6 +16,7 @@ from aiohttp.test_utils import TestServer
 
 from sitemapkit.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
 from sitemapkit.crawl.fetch import Fetcher, make_session, retry_after_seconds
+from tls_site import https_site, make_certificates
 
 ServerFactory = Callable[[web.Application], Awaitable[TestServer]]
 
@@ -202,3 +205,17 @@ async def test_what_failed_is_said_in_one_line() -> None:
     )
     assert unknown.error == "connection-error"
     assert unknown.error_detail == "DNS lookup failed for no-such-host.invalid"
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+async def test_a_certificate_the_client_does_not_trust_is_not_asked_again(tmp_path: Path) -> None:
+    """Retrying cannot make an untrusted certificate trusted: one request, not four
+    (three back-offs cost a bad-certificate URL about ten seconds at the defaults)."""
+    _ca, cert, key = make_certificates(tmp_path)
+    with https_site(cert, key) as base:
+        session, fetcher = await fetcher_for(backoff_base=0.5)
+        async with session:
+            resp = await fetcher.get(base + "/")
+    assert resp.error == "connection-error"
+    assert "certificate verify failed" in (resp.error_detail or "")
+    assert (resp.attempts, fetcher.requests, fetcher.retried) == (1, 1, 0)

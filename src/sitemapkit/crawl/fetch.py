@@ -66,6 +66,8 @@ class Response:
     error: str | None = None
     error_detail: str | None = None
     attempts: int = 1
+    #: Asking again cannot help (a certificate the client does not trust): no retry.
+    final: bool = False
 
     @property
     def is_redirect(self) -> bool:
@@ -161,7 +163,7 @@ class Fetcher:
                 wait = retry_after_seconds(response.headers.get("Retry-After"))
                 if wait is None:
                     wait = self.backoff_base * (2 ** (attempt - 1))
-            elif response.error is not None and response.error not in _FINAL_ERRORS:
+            elif response.error is not None and not response.final:
                 wait = self.backoff_base * (2 ** (attempt - 1))
             if wait is None:
                 return response
@@ -189,6 +191,8 @@ class Fetcher:
             return _failed(url, "redirect-loop", str(exc))
         except aiohttp.ClientResponseError as exc:
             return _failed(url, "bad-response", f"malformed response: {exc.message}")
+        except aiohttp.ClientConnectorCertificateError as exc:
+            return _failed(url, "connection-error", connect_problem(exc), final=True)
         except aiohttp.ClientConnectorError as exc:
             return _failed(url, "connection-error", connect_problem(exc))
         except (aiohttp.ClientError, OSError, ValueError) as exc:
@@ -267,8 +271,11 @@ def connect_problem(exc: aiohttp.ClientConnectorError) -> str:
     return f"cannot connect to {where}: {reason}"
 
 
-def _failed(url: str, error: str, detail: str) -> Response:
-    return Response(url, None, _EMPTY_HEADERS, error=error, error_detail=one_line(detail))
+def _failed(url: str, error: str, detail: str, *, final: bool = False) -> Response:
+    final = final or error in _FINAL_ERRORS
+    return Response(
+        url, None, _EMPTY_HEADERS, error=error, error_detail=one_line(detail), final=final
+    )
 
 
 def now() -> float:
