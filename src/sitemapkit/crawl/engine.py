@@ -72,6 +72,9 @@ COMMIT_EVERY = 0.5
 #: Seconds between saves of the trap guard's counters into the store.
 SAVE_TRAPS_EVERY = 15.0
 
+#: What the start URL's problem is until some process fetched it.
+_NOT_FETCHED = "not fetched"
+
 
 class TrapChecker(Protocol):
     """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
@@ -192,7 +195,7 @@ class Crawler:
         self._wake = asyncio.Event()
         self._stop_reason: str | None = None
         self._start_id: int | None = None
-        self._start_problem: str | None = "not fetched"
+        self._start_problem: str | None = _NOT_FETCHED
         self._start_ok = False
         self._fetcher: Fetcher
         #: When the current run started: the lastmod of content that changed in it.
@@ -441,6 +444,9 @@ class Crawler:
             # Already failing: the error on its way up says why; claims are released on resume.
 
     def _result(self, start: str) -> CrawlResult:
+        if self._start_problem == _NOT_FETCHED:
+            # Another process of a fleet may have fetched it: the store knows its fate.
+            self._load_start_state()
         counts = self.store.counts()
         reasons = self.store.reasons()
         self.stats.in_sitemap = counts.get("indexable", 0)
