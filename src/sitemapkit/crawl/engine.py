@@ -162,6 +162,10 @@ class CrawlResult:
 class Crawler:
     """One crawl of one site into one store.  Use :meth:`run` (or :func:`crawl`)."""
 
+    #: Seconds the feeder waits, with nothing claimable, before it asks the store again
+    #: (a lone crawl is woken by its own pages; a fleet's work also arrives from others).
+    IDLE_POLL: float = 1.0
+
     def __init__(
         self,
         config: CrawlConfig,
@@ -521,7 +525,7 @@ class Crawler:
                     continue
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(1.0):
+                async with asyncio.timeout(self.IDLE_POLL):
                     await self._wake.wait()
 
     async def _worker(self) -> None:

@@ -307,6 +307,9 @@ class FleetCrawler(Crawler):
     ``join=True``: a worker that joins the crawl the store holds (``sitemapkit worker``).
     """
 
+    #: Work (and slots) freed by the other workers is looked for this often when idle.
+    IDLE_POLL = POLL * 4
+
     def __init__(
         self,
         config: CrawlConfig,
