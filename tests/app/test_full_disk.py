@@ -19,10 +19,11 @@ from .conftest import start_client, wait_idle
 def _fill(mount: Path) -> Path:
     """Write zeros into ``mount`` until the filesystem is full; the filler file."""
     filler = mount / "filler"
-    with filler.open("wb") as f, contextlib.suppress(OSError):
+    # Unbuffered: a buffered file keeps what the full disk refused and raises ENOSPC
+    # again when it is closed, outside the suppress (seen as a flaky failure).
+    with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
         while True:
             f.write(b"\0" * 65536)
-            f.flush()
     return filler
 
 
