@@ -37,7 +37,15 @@ from sitemapkit.cli.crawl_output import (
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.crawl.config import DEFAULT_RENDER, CrawlConfig
+from sitemapkit.crawl.config import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_PER_HOST,
+    DEFAULT_RENDER,
+    DEFAULT_RENDER_CONCURRENCY,
+    DEFAULT_RENDER_TIMEOUT,
+    LEASE_TTL,
+    CrawlConfig,
+)
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
@@ -339,7 +347,9 @@ def _resumed_config(
     type=click.FloatRange(min=0),
     help="Stop after S seconds, cutting requests in flight (they count as not-crawled).",
 )
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--concurrency", type=click.IntRange(min=1), default=DEFAULT_CONCURRENCY, show_default=True
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
@@ -350,7 +360,7 @@ def _resumed_config(
 @click.option(
     "--per-host",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_PER_HOST,
     show_default=True,
     help="Connections per host.",
 )
@@ -389,14 +399,14 @@ def _resumed_config(
 @click.option(
     "--render-timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=15.0,
+    default=DEFAULT_RENDER_TIMEOUT,
     show_default=True,
     help="Seconds before a page that never settles is cut (recorded as render-timeout).",
 )
 @click.option(
     "--render-concurrency",
     type=click.IntRange(min=1),
-    default=2,
+    default=DEFAULT_RENDER_CONCURRENCY,
     show_default=True,
     help="Pages rendered at once.",
 )
@@ -422,7 +432,7 @@ def _resumed_config(
 @click.option(
     "--lease",
     type=click.FloatRange(min=1),
-    default=15.0,
+    default=LEASE_TTL,
     show_default=True,
     help="With --fleet: seconds a dead worker's hosts and URLs stay locked before the "
     "others take them over.",

@@ -25,6 +25,17 @@ QUERY_MODES = ("keep", "sort", "drop")
 #: ``sitemapkit crawl``'s (and the demo's and the app's) ``--render`` when none is given:
 #: pages that look built by scripts are rendered, when rendering is installed.
 DEFAULT_RENDER = "auto"
+#: Requests in flight, and connections per host, unless ``--concurrency``/``--per-host``.
+DEFAULT_CONCURRENCY = 16
+DEFAULT_PER_HOST = 8
+#: Seconds before a page that never settles is cut (``--render-timeout``), and pages
+#: rendered at once (``--render-concurrency``).
+DEFAULT_RENDER_TIMEOUT = 15.0
+DEFAULT_RENDER_CONCURRENCY = 2
+#: Seconds a fleet worker's leases outlive its last heartbeat by default (a SIGKILLed
+#: worker's hosts and claims return to the fleet this long after it died).  ``crawl
+#: --lease`` sets it for the crawl; it is kept in the store so every worker uses the same.
+LEASE_TTL = 15.0
 
 
 @dataclass(slots=True)
@@ -42,8 +53,8 @@ class CrawlConfig:
     max_depth: int | None = None
     max_pages: int | None = None
     max_duration: float | None = None
-    concurrency: int = 16
-    per_host: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
+    per_host: int = DEFAULT_PER_HOST
     #: Requests per second per host (``None``: no limit beyond Crawl-delay).
     rate: float | None = None
     user_agent: str = DEFAULT_USER_AGENT
@@ -67,9 +78,9 @@ class CrawlConfig:
     #: had asked for their mode, so its absence means False (resumed as configured).
     render_optional: bool = False
     #: ``--render-timeout``: seconds before a page that will not settle is cut.
-    render_timeout: float = 15.0
+    render_timeout: float = DEFAULT_RENDER_TIMEOUT
     #: ``--render-concurrency``: pages rendered at once.
-    render_concurrency: int = 2
+    render_concurrency: int = DEFAULT_RENDER_CONCURRENCY
     #: ``--thumbnails``: store a picture of each indexable page's first screen.
     thumbnails: bool = False
     #: ``--workers``: processes that parse pages (1: the crawl's own; see ``parsepool``).

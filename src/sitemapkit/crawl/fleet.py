@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
-from sitemapkit.crawl.config import CrawlConfig
+from sitemapkit.crawl.config import LEASE_TTL, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlStats
 from sitemapkit.crawl.fetch import Fetcher
 from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRules
@@ -46,10 +46,6 @@ from sitemapkit.urls import origin_of
 if TYPE_CHECKING:
     from sitemapkit.render import Renderer
 
-#: Seconds a worker's leases outlive its last heartbeat by default (a SIGKILLed worker's
-#: hosts and claims return to the fleet this long after it died).  ``crawl --lease``
-#: sets it for the crawl; it is kept in the store so every worker uses the same.
-LEASE_TTL = 15.0
 #: The store's meta key holding the crawl's lease time.
 LEASE_META = "fleet_lease"
 #: Hosts looked at per claim round when this worker needs more work.
