@@ -1052,7 +1052,14 @@ function start(D) {
   renderLegend();
   stageSize();
   initialOpen();
-  if (PREVIEW) { document.documentElement.setAttribute('data-preview', '1'); }
+  if (PREVIEW) {
+    document.documentElement.setAttribute('data-preview', '1');
+    // a hand on the sections, marked from the first moment the map can take one: the app
+    // (the parent page, views/map.js) then keeps them until asked, whenever its own listeners came
+    var touched = function () { document.documentElement.setAttribute('data-touched', '1'); };
+    document.addEventListener('pointerdown', touched, true);
+    document.addEventListener('keydown', touched, true);
+  }
   document.documentElement.setAttribute('data-ready', '1');
   // "painted" is when the first frame with the map is on screen (bench/visual_bench.py)
   if (window.performance && performance.mark) {

@@ -13,7 +13,14 @@ export function mount(main, ctx) {
   const reload = el('button', { type: 'button', text: 'Reload the map' });
   const note = el('span', { className: 'hint map-note', role: 'status', 'aria-live': 'polite' });
   const whole = el('button', { type: 'button', className: 'primary', text: 'Show the whole map', hidden: true });
-  let stopped = false, waiting = false, ready = false, touched = false, wanted = false;
+  let stopped = false, waiting = false, ready = false, wanted = false;
+
+  // the map page marks a hand on its sections itself (visual/assets/app.js): a listener added
+  // here on the frame's load event would miss one that came before it on a slow machine
+  function touched() {
+    const doc = frame.contentDocument;
+    return !!doc && doc.documentElement.getAttribute('data-touched') === '1';
+  }
 
   function showWhole() {
     whole.hidden = true;
@@ -29,17 +36,15 @@ export function mount(main, ctx) {
       .then(() => {
         if (stopped) { return; }
         ready = true;
-        if (!touched || wanted) { showWhole(); } else { note.textContent = 'The whole map is ready.'; whole.hidden = false; }
+        if (!touched() || wanted) { showWhole(); } else { note.textContent = 'The whole map is ready.'; whole.hidden = false; }
       })
       .catch((e) => { if (!stopped) { note.textContent = e.message; } });
   }
   frame.addEventListener('load', () => {
     const doc = frame.contentDocument;
     if (!doc || doc.documentElement.getAttribute('data-preview') !== '1') { waiting = false; ready = false; return; }
-    touched = false; wanted = false;
     // a hand on the sections keeps them until asked: the swap would lose what it did
-    doc.addEventListener('pointerdown', () => { touched = true; }, true);
-    doc.addEventListener('keydown', () => { touched = true; }, true);
+    wanted = false;
     firstScreen();
   });
   function onMessage(e) {
