@@ -303,3 +303,33 @@ def test_both_stores_hold_the_same_tables_and_columns(
     for table in _ROWID_TABLES:
         pg_columns[table].discard("id")
     assert pg_columns == sqlite_columns
+
+
+def test_a_writer_closes_quietly_after_a_lost_connection_and_a_rollback(
+    pg_url: str, pg_spec: str
+) -> None:
+    """The engine's failure path (rollback, then close) raised 'cannot commit' from close."""
+    store = open_store(pg_spec)
+    store.add_urls([NewUrl("http://a/", 0, None)])
+    store.commit()
+    store.add_urls([NewUrl("http://a/x", 1, None)])
+    assert store.lookup(["http://a/x"])  # sent, not committed
+    assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+    store.rollback()
+    store.close()  # nothing to commit: no error over the one that caused the rollback
+    with contextlib.closing(open_store(pg_spec, mode="open")) as again:
+        assert again.lookup(["http://a/x"]) == {}
+        assert set(again.lookup(["http://a/"])) == {"http://a/"}
+
+
+def test_a_writer_commits_its_kept_writes_on_close_after_a_lost_connection(
+    pg_url: str, pg_spec: str
+) -> None:
+    store = open_store(pg_spec)
+    store.add_urls([NewUrl("http://a/", 0, None)])
+    store.commit()
+    store.add_urls([NewUrl("http://a/kept", 1, None)])  # kept, not yet sent
+    assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+    store.close()  # reconnects, replays, commits
+    with contextlib.closing(open_store(pg_spec, mode="open")) as again:
+        assert set(again.lookup(["http://a/kept"])) == {"http://a/kept"}

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
-from sitemapkit.store import crawl_reads
+from sitemapkit.store import crawl_reads, run_end
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -72,9 +72,6 @@ from sitemapkit.store.sqlite import (
     APPLICATION_ID,
     PAGE_URLS_SQL,
     REJUDGE_STALE,
-    _counts,
-    _explain,
-    _record,
 )
 from sitemapkit.urls import origin_of
 
@@ -349,7 +346,15 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
         self._flush()
         try:
-            self._conn.commit()
+            try:
+                self._conn.commit()
+            except psycopg.Error as exc:
+                # A connection lost before COMMIT was answered (a pipeline learns it only
+                # here): the server rolled the transaction back; replay it and commit.
+                if not self.recover(exc, len(self._batch)):
+                    raise
+                self._now()
+                self._conn.commit()
         except psycopg.Error as exc:
             raise StoreWriteError(
                 f"{self.name}: cannot commit the crawl state ({exc}); the last batch may be "
@@ -369,10 +374,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             self._conn.rollback()
 
     def close(self) -> None:
+        """Commit what was written since the last commit, then close.
+
+        Nothing written (a rollback, or only reads, since the last commit): nothing is
+        committed, so a connection lost meanwhile (the reason for the rollback, often)
+        does not turn the close into a second error over the first.
+        """
         if self._closed:
             return
         try:
-            self.commit()
+            if self._batch:
+                self.commit()
         finally:
             self._closed = True
             self._conn.close()  # the advisory lock goes with the session
@@ -648,27 +660,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_writes
     def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        done = figures or RunFigures()
-        self._write(
-            lambda c: c.execute(
-                "UPDATE runs SET state = %s, ended_at = %s, pages = COALESCE(pages, 0) + %s, "
-                "not_modified = COALESCE(not_modified, 0) + %s, "
-                "bytes = COALESCE(bytes, 0) + %s, "
-                "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
-                "WHERE id = (SELECT MAX(id) FROM runs)",
-                (state, ended_at, done.pages, done.not_modified, done.bytes),
-            )
-        )
-        if state == "finished":  # every page still linked was reached: the rest are gone
-            self._write(
-                lambda c: c.execute(
-                    "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
-                    "detail = 'no longer linked from the site', etag = NULL, "
-                    "last_modified = NULL WHERE state = 4"
-                )
-            )
+        self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at, figures))
+        if state == "finished":  # URLs turned unlinked: what the cache says is stale
             self._cache.clear()
-        self._write(_record_run_changes)
 
     @_reads
     def run_started(self) -> float | None:
@@ -755,7 +749,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- reading ------------------------------------------------------------------
     @_reads
     def counts(self) -> dict[str, int]:
-        return _counts(Qmark(self._now()))
+        return crawl_reads.counts(Qmark(self._now()))
 
     @_reads
     def queued(self) -> int:
@@ -857,7 +851,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
-            yield _record(row)
+            yield crawl_reads.page_record(row)
 
     @_streams
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
@@ -866,7 +860,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
-        return _explain(Qmark(self._now()), url, _RECORD_SQL)
+        return crawl_reads.explain(Qmark(self._now()), url, _RECORD_SQL)
 
     @_reads
     def fetched_count(self, since: float) -> int:
@@ -890,7 +884,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = self._now().execute(
             _RECORD_SELECT + ", u.id " + _RECORD_FROM + " WHERE u.id = ANY(%s)", (list(ids),)
         )
-        found = {int(row[-1]): _record(row) for row in rows.fetchall()}
+        found = {int(row[-1]): crawl_reads.page_record(row) for row in rows.fetchall()}
         return [found[i] for i in ids if i in found]
 
     @_streams
@@ -905,13 +899,6 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, the kept writes sent first."""
         yield from server_rows(self._now(), sql, args)
-
-
-def _record_run_changes(conn: psycopg.Connection) -> None:
-    """The last run's change records (:mod:`~sitemapkit.store.sqlite_changes`' SQL)."""
-    row = conn.execute("SELECT MAX(id) FROM runs").fetchone()
-    if row is not None and row[0] is not None:
-        changes.record_changes(Qmark(conn), int(row[0]))
 
 
 def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
