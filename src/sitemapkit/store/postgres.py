@@ -176,6 +176,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sent = 0
         #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
         self._turn = False
+        #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
+        self._turn_keys: Callable[[str], Iterable[str]] | None = None
+        self._held: set[str] = set()
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: URLs a lookup did not find (one writer: still absent until this store adds them).
         self._absent: set[str] = set()
@@ -267,6 +270,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             self._conn.close()
         del self._batch[checkpoint:]  # the failed call runs again from its start
         self._turn = False  # taken again if needed (the lock is re-entrant)
+        self._held.clear()
         self._conn = connect(self.spec, autocommit=True)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
@@ -363,11 +367,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._batch.clear()
         self._sent = 0
         self._turn = False
+        self._held.clear()
 
     def rollback(self) -> None:
         self._batch.clear()
         self._sent = 0
         self._turn = False
+        self._held.clear()
         self._cache.clear()
         self._absent.clear()
         with contextlib.suppress(Exception):
@@ -432,10 +438,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 found[url] = hit
         if missing:
             self._select(missing, found)
-        if self._shared and not self._turn:
+        keys = self._turn_keys
+        if self._shared and (not self._turn or keys is not None):
             unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
-            if unsure:
-                self._take_turn()
+            if unsure and self._take_turn(
+                () if keys is None else [k for url in unsure for k in keys(url)]
+            ):
                 for url in unsure:
                     found.pop(url, None)
                 self._select(unsure, found)  # sent with the lock: one round trip
@@ -444,11 +452,38 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def holds_turn(self) -> bool:
         return self._turn
 
-    def _take_turn(self) -> None:
-        """The fleet's write turn, until this transaction ends (kept for the next round trip)."""
-        key = (APPLICATION_ID + 2, self.spec.schema)
-        self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+    def split_turn(self, keys: Callable[[str], Iterable[str]]) -> None:
+        self._turn_keys = keys
+
+    def _take_turn(self, keys: Sequence[str] = ()) -> bool:
+        """The fleet's write turn until this transaction ends (kept for the next round trip).
+
+        Split (:meth:`split_turn`): a transaction advisory lock per key not held yet,
+        taken in one statement in the order of the locks' hashes, so two workers never
+        hold one each of two keys both want (no deadlock).  True when a lock was asked
+        for (what was looked up before it may have changed).
+        """
+        if self._turn_keys is None:
+            if self._turn:
+                return False
+            key = (APPLICATION_ID + 2, self.spec.schema)
+            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+            self._turn = True
+            return True
+        need = sorted(set(keys) - self._held)
+        if not need:
+            return False
+        self._held.update(need)
+        args = (APPLICATION_ID + 2, self.spec.schema + "\n", need)
+        self._write(
+            lambda c: c.execute(
+                "SELECT pg_advisory_xact_lock(%s, h) FROM (SELECT DISTINCT hashtext(%s || k) AS h "
+                "FROM unnest(%s::text[]) AS k ORDER BY 1) s",
+                args,
+            )
+        )
         self._turn = True
+        return True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
@@ -555,10 +590,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not rows:
             return
         args = ([i for i, _ in rows], [d for _, d in rows])
-        if self._shared and not self._turn:
+        if self._shared:
             # Another worker may requeue the same row: under the turn, so that no worker
-            # waits on a row another holds while that one waits for the turn.
-            self._take_turn()
+            # waits on a row another holds while that one waits for the turn.  Split, the
+            # rows' own keys: taken after the step's URL keys, and the last lock a step
+            # takes before its commit, so no worker waits for a URL key holding a row key.
+            self._take_turn([f"row {url_id}" for url_id, _ in rows])
         self._write(
             lambda c: c.execute(
                 "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "

@@ -14,7 +14,7 @@ a recursive CTE) so the PostgreSQL store can run the same statements, adding
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from sitemapkit.errors import StoreWriteError
 from sitemapkit.store.base import Claimed, HostRobots
@@ -88,6 +88,9 @@ class FleetTables:
     @_fleet
     def holds_turn(self) -> bool:
         return self._conn.in_transaction  # a write began it: BEGIN IMMEDIATE holds the file
+
+    def split_turn(self, keys: Callable[[str], Iterable[str]]) -> None:
+        """Nothing to split: SQLite's one write lock is the turn (see FleetStore)."""
 
     def join_fleet(self, name: str, now: float, ttl: float) -> int:
         conn = self._begin()
