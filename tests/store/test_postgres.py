@@ -362,14 +362,17 @@ def test_a_split_turn_locks_the_keys_of_a_steps_new_urls_only(pg_url: str, pg_sp
         assert first.lookup([one]) == {}
         assert first.holds_turn()
         assert not free(one)  # held until first commits
-        assert free(two) and free(three)
+        assert free(two)
+        assert free(three)
         assert second.lookup([two]) == {}  # another pattern: no wait for first
         assert second.holds_turn()
-        assert not free(two) and free(three)
+        assert not free(two)
+        assert free(three)
         first.add_urls([NewUrl(one, 1, None)])
         first.commit()
         second.commit()
-        assert free(one) and free(two)
+        assert free(one)
+        assert free(two)
         assert set(second.lookup([one])) == {one}  # known now: no turn taken
         assert not second.holds_turn()
     finally:
