@@ -234,7 +234,7 @@ def test_the_stored_config_round_trips_workers() -> None:
 
 def _batch(pages: list[tuple[bytes, str]]) -> bytes:
     request = pickle.dumps(
-        (QueryPolicy(), [(b, u, [("content-type", "text/html")]) for b, u in pages])
+        (QueryPolicy(), [(b, u, [("content-type", "text/html")], False) for b, u in pages])
     )
     return FRAME.pack(len(request)) + request
 

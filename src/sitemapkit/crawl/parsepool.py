@@ -25,7 +25,7 @@ crawl's one event loop keeps the network and the store.  Why this shape:
 * **Plain subprocesses** (``python -m sitemapkit.crawl.parseworker``) speaking
   length-prefixed pickles on stdin/stdout: asyncio reads and writes the pipes without
   blocking the loop, and a child imports only the parser, not the CLI.
-* **The same function on both sides**: the pool runs :func:`extract_page` itself, so
+* **The same function on both sides**: the pool runs :func:`~.parseworker.parse_page`, so
   ``--workers N`` gives the same facts, hence the same sitemap, as ``--workers 1``.
 """
 
@@ -41,9 +41,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.heap import trim_after
-from sitemapkit.crawl.parseworker import FRAME
+from sitemapkit.crawl.parseworker import FRAME, Parsed, parse_page
 from sitemapkit.crawl.urlnorm import QueryPolicy
 
 #: Processes a page may kill before it is given up as ``parse-failed``.
@@ -51,6 +50,9 @@ MAX_PARSE_ATTEMPTS: Final = 3
 #: Most pages, and most body bytes, sent to a parse process in one message.
 MAX_BATCH: Final = 16
 MAX_BATCH_BYTES: Final = 4 << 20
+#: Pages a parse process keeps the crawl fetching ahead for (:meth:`ProcessParser.ahead`):
+#: one batch being parsed and one waiting to be sent.
+PAGES_AHEAD: Final = 2 * MAX_BATCH
 #: Most parse processes ``--workers`` starts (more rarely pays: the event loop that
 #: fetches and stores is one process, and it becomes the bottleneck).
 MAX_WORKERS: Final = 8
@@ -79,8 +81,17 @@ class ParseFailed(Exception):  # noqa: N818 - an outcome, like the fetch errors
 class PageParser(Protocol):
     """Turns a fetched HTML body into :class:`PageFacts` (see :func:`make_parser`)."""
 
+    def ahead(self, concurrency: int) -> int:
+        """Pages beyond ``concurrency`` the crawl keeps in flight for this parser."""
+        ...
+
     async def start(self) -> None: ...
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts: ...
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
+        """The page's :class:`Parsed` facts (``judge_scripts``: and its scripts' verdict)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -90,13 +101,19 @@ class InlineParser:
     def __init__(self, policy: QueryPolicy) -> None:
         self.policy = policy
 
+    def ahead(self, concurrency: int) -> int:
+        """None: a page is parsed by the task that fetched it, at once."""
+        return 0
+
     async def start(self) -> None:
         return None
 
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
-        facts = extract_page(body, url=url, headers=headers, policy=self.policy)
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
+        parsed = parse_page(body, url, headers, self.policy, judge_scripts)
         trim_after(len(body))
-        return facts
+        return parsed
 
     async def close(self) -> None:
         return None
@@ -109,7 +126,8 @@ class _Page:
     body: bytes
     url: str
     headers: list[tuple[str, str]]
-    done: asyncio.Future[PageFacts]
+    judge: bool
+    done: asyncio.Future[Parsed]
     #: Parse processes that died while holding this page alone.
     attempts: int = 0
     #: Sent on its own: it was in a batch whose process died.
@@ -147,6 +165,14 @@ class ProcessParser:
         #: Every parse process started, replacements included (pids).
         self.started: list[int] = []
 
+    def ahead(self, concurrency: int) -> int:
+        """:data:`PAGES_AHEAD` a parse process, so each has a batch in hand and one waiting.
+
+        ``--concurrency 1`` takes one page at a time from fetch to store, as ``--workers 1``
+        does: its crawls list pages in one reproducible order whatever the parse costs.
+        """
+        return 0 if concurrency <= 1 else PAGES_AHEAD * self.size
+
     async def start(self) -> None:
         procs = [await self._spawn() for _ in range(self.size)]
         self._drivers = [asyncio.create_task(self._drive(proc)) for proc in procs]
@@ -170,9 +196,11 @@ class ProcessParser:
         """``pid -> URLs`` of the pages each parse process holds now (tests, progress)."""
         return {pid: tuple(p.url for p in pages) for pid, pages in self._holding.items() if pages}
 
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
         wire = [(k, v) for k, v in headers.items() if k.lower() in PARSE_HEADERS]
-        page = _Page(body, url, wire, asyncio.get_running_loop().create_future())
+        page = _Page(body, url, wire, judge_scripts, asyncio.get_running_loop().create_future())
         self._waiting.append(page)
         self._ready.set()
         return await page.done
@@ -233,7 +261,7 @@ class ProcessParser:
                     continue
                 if kind == "ok":
                     self.parsed += 1
-                    page.done.set_result(value)
+                    page.done.set_result(Parsed(*value))
                 else:
                     page.done.set_exception(RuntimeError(f"parse failed on {page.url}: {value}"))
 
@@ -260,7 +288,8 @@ class ProcessParser:
         assert stdin is not None  # both are PIPEs
         assert stdout is not None
         request = pickle.dumps(
-            (self.policy, [(p.body, p.url, p.headers) for p in batch]), pickle.HIGHEST_PROTOCOL
+            (self.policy, [(p.body, p.url, p.headers, p.judge) for p in batch]),
+            pickle.HIGHEST_PROTOCOL,
         )
         try:
             stdin.write(FRAME.pack(len(request)))
