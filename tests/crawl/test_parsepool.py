@@ -150,6 +150,10 @@ async def _crawl_killing(base: str, db: Path, kills: int | None) -> tuple[Crawle
     crawler = Crawler(config, store)
     parser = crawler.parser
     assert isinstance(parser, ProcessParser)
+    await parser.start()  # ready before the crawl, or the small site is parsed in-process
+    async with asyncio.timeout(60):  # a hang guard only
+        while parser.ready < 2:
+            await asyncio.sleep(0.005)
     done = 0
 
     async def killer() -> None:

@@ -22,6 +22,7 @@ from crawl.fixture_site import serve
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler
 from sitemapkit.crawl.parsepool import PAGES_AHEAD, ProcessParser
+from sitemapkit.crawl.urlnorm import QueryPolicy
 from sitemapkit.store.sqlite import SqliteStore
 
 PAGES = 150
@@ -96,6 +97,8 @@ async def test_pages_wait_for_the_parse_without_holding_connections(tmp_path: Pa
             for pid in stopped:
                 os.kill(pid, signal.SIGCONT)
 
+        await parser.start()  # the crawl's own start() finds it started
+        await _wait_for("the parse processes ready", lambda: parser.ready == 2)
         try:
             async with asyncio.TaskGroup() as group:  # a failed watcher cancels the crawl
                 group.create_task(stop_the_parse_then_count())
@@ -110,3 +113,21 @@ async def test_pages_wait_for_the_parse_without_holding_connections(tmp_path: Pa
     assert parser.parsed == PAGES + 1
     assert seen.pages == PAGES
     assert seen.peak <= PER_HOST
+
+
+async def test_pages_are_parsed_here_until_a_parse_process_is_ready() -> None:
+    """A small site does not wait for the parse processes to import the parser."""
+    parser = ProcessParser(2, QueryPolicy())
+    body = b"<title>One</title><a href='/two'>two</a>"
+    headers = {"Content-Type": "text/html"}
+    try:
+        here = await parser.parse(body, "http://x.test/one", headers)  # not started: no process
+        assert (parser.inline, parser.parsed) == (1, 0)
+        await parser.start()
+        await _wait_for("the parse processes ready", lambda: parser.ready == 2)
+        there = await parser.parse(body, "http://x.test/one", headers)
+        assert (parser.inline, parser.parsed) == (1, 1)
+    finally:
+        await parser.close()
+    assert here == there
+    assert [link.url for link in here.facts.links] == ["http://x.test/two"]

@@ -14,6 +14,11 @@ crawl's one event loop keeps the network and the store.  Why this shape:
   the page that kills is found.  A page that kills :data:`MAX_PARSE_ATTEMPTS`
   processes in a row on its own is given up (:class:`ParseFailed`; the engine
   records it as ``parse-failed``), instead of killing processes forever.
+* **Ready when ready**: the processes start with the crawl and import the parser
+  meanwhile; until one says it is ready (an empty frame), pages are parsed in the
+  crawl's own process, as ``--workers 1`` does, so a small site does not wait for
+  two interpreters to start (the PostgreSQL manual's first page was parsed by the
+  pool only after its processes had imported the parser).
 * **Batches**: a page per message cost a wake-up of both processes per page, about
   as much CPU as the parse itself on a busy machine; what waits is sent together.
 * **Nicer than the crawl** (:data:`PARSE_NICENESS`): the one event loop paces the
@@ -164,6 +169,10 @@ class ProcessParser:
         self.batches = 0
         #: Every parse process started, replacements included (pids).
         self.started: list[int] = []
+        #: Parse processes that said they are ready (imports done) and are alive.
+        self.ready = 0
+        #: Pages parsed in the crawl's own process while no parse process was ready.
+        self.inline = 0
 
     def ahead(self, concurrency: int) -> int:
         """:data:`PAGES_AHEAD` a parse process, so each has a batch in hand and one waiting.
@@ -174,6 +183,9 @@ class ProcessParser:
         return 0 if concurrency <= 1 else PAGES_AHEAD * self.size
 
     async def start(self) -> None:
+        """Start the parse processes (once); pages are parsed here until one is ready."""
+        if self._drivers:
+            return
         procs = [await self._spawn() for _ in range(self.size)]
         self._drivers = [asyncio.create_task(self._drive(proc)) for proc in procs]
 
@@ -199,6 +211,11 @@ class ProcessParser:
     async def parse(
         self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
     ) -> Parsed:
+        if not self.ready:  # the processes are still starting: do not wait for them
+            self.inline += 1
+            parsed = parse_page(body, url, headers, self.policy, judge_scripts)
+            trim_after(len(body))
+            return parsed
         wire = [(k, v) for k, v in headers.items() if k.lower() in PARSE_HEADERS]
         page = _Page(body, url, wire, judge_scripts, asyncio.get_running_loop().create_future())
         self._waiting.append(page)
@@ -229,7 +246,32 @@ class ProcessParser:
         return batch
 
     async def _drive(self, proc: asyncio.subprocess.Process) -> None:
-        """Feed one process batch after batch; replace it when it dies."""
+        """Feed one process batch after batch once it is ready; replace it when it dies."""
+        while True:
+            if not await self._handshake(proc):
+                await self._bury(proc)  # died while starting: no page was lost
+                proc = await self._spawn()
+                self.replaced += 1
+                continue
+            self.ready += 1
+            try:
+                await self._feed(proc)
+            finally:
+                self.ready -= 1
+            proc = await self._spawn()  # the process died: a new one takes its place
+
+    async def _handshake(self, proc: asyncio.subprocess.Process) -> bool:
+        """Wait for the process's ready frame (empty); False if it ended first."""
+        assert proc.stdout is not None
+        try:
+            head = await proc.stdout.readexactly(FRAME.size)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return False
+        size: int = FRAME.unpack(head)[0]
+        return size == 0
+
+    async def _feed(self, proc: asyncio.subprocess.Process) -> None:
+        """Batch after batch to one ready process, until it dies (then its pages go back)."""
         while True:
             batch = await self._take()
             self._holding[proc.pid] = batch
@@ -239,9 +281,8 @@ class ProcessParser:
                 self._holding.pop(proc.pid, None)
                 await self._bury(proc)
                 self._died(batch)
-                proc = await self._spawn()
                 self.replaced += 1
-                continue
+                return
             except asyncio.CancelledError:
                 for page in batch:  # the crawl ends: nobody waits any more
                     page.done.cancel()
@@ -252,8 +293,7 @@ class ProcessParser:
                 for page in batch:
                     if not page.done.done():
                         page.done.set_exception(exc)
-                proc = await self._spawn()
-                continue
+                return
             self._holding[proc.pid] = []
             self.batches += 1
             for page, (kind, value) in zip(batch, answers, strict=True):

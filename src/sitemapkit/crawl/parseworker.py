@@ -91,7 +91,10 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    serve(sys.stdin.buffer, sys.stdout.buffer)
+    stdout = sys.stdout.buffer
+    stdout.write(FRAME.pack(0))  # ready: the parser is imported (the crawl parsed meanwhile)
+    stdout.flush()
+    serve(sys.stdin.buffer, stdout)
 
 
 if __name__ == "__main__":
