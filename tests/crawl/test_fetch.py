@@ -19,6 +19,7 @@ from aiohttp.test_utils import TestServer
 from crawl.wire_server import WireConn, answering, ok, path_of, serve_wire
 from sitemapkit.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
 from sitemapkit.crawl.fetch import Fetcher, make_session, retry_after_seconds
+from sitemapkit.crawl.http1 import BadResponseError, parse_head
 from sitemapkit.crawl.httpclient import HttpClient, split_url
 from tls_site import https_site, make_certificates
 
@@ -567,3 +568,28 @@ async def test_tls_with_a_trusted_ca_and_the_hostname_checked(tmp_path: Path) ->
     assert other_name.error_detail.startswith("TLS error with localhost:")
     assert "mismatch" in other_name.error_detail
     assert other_name.final
+
+
+def test_heads_are_read_as_rfc_9112_says() -> None:
+    """The one-pass reading of a common head equals the line-by-line one, and what it
+    cannot read (folding, LF-only lines, repeated names) goes the slow way right."""
+    status, is11, headers = parse_head(
+        b"HTTP/1.0 404 Not Found\r\nA: b  \r\nEmpty:\r\nX-Robots-Tag: noindex\t\r\n"
+        b"Folded: one\r\n  two\r\nx-robots-tag: nofollow\nLast: z"
+    )
+    assert (status, is11) == (404, False)
+    assert list(headers.items()) == [
+        ("A", "b"),
+        ("Empty", ""),
+        ("X-Robots-Tag", "noindex"),
+        ("Folded", "one two"),
+        ("x-robots-tag", "nofollow"),
+        ("Last", "z"),
+    ]
+    assert headers["x-robots-TAG"] == "noindex"
+    assert headers.getall("X-Robots-Tag") == ["noindex", "nofollow"]
+    assert "folded" in headers
+    assert "nope" not in headers
+    for broken in (b"HTTP/2 200 OK", b"HTTP/1.1 20 OK", b"ICY 200 OK", b"HTTP/1.1 200 OK\r\n x"):
+        with pytest.raises(BadResponseError):
+            parse_head(broken)

@@ -23,16 +23,23 @@ class Headers(Mapping[str, str]):
     every line (``X-Robots-Tag`` and ``Link`` may come several times).
     """
 
-    __slots__ = ("_first", "_items")
+    __slots__ = ("_first", "_items", "repeated")
 
     def __init__(self, items: Iterable[tuple[str, str]]) -> None:
         self._items = items if isinstance(items, list) else list(items)
         first: dict[str, str] = {}
+        names = NAMES
         for name, value in self._items:
-            low = NAMES.get(name) or name.lower()
+            low = names.get(name)
+            if low is None:
+                low = name.lower()
+                if len(names) < NAMES_MAX:
+                    names[name] = low
             if low not in first:
                 first[low] = value
         self._first = first
+        #: Some name came more than once (``getall`` is needed to see every value).
+        self.repeated = len(first) != len(self._items)
 
     def __getitem__(self, key: str) -> str:
         return self._first[key.lower()]

@@ -33,6 +33,10 @@ _PAUSE_AT = 1024 * 1024
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 #: An HTTP token (a header name): RFC 9110 5.6.2.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: One well-formed header line: a token, a colon, the value without its white space.
+_FIELD = re.compile(
+    r"^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*((?:[^\r\n]*[^\r\n \t])?)[ \t]*\r?$", re.MULTILINE
+)
 _HEX = frozenset("0123456789abcdefABCDEF")
 #: Optional white space around a header value.
 _OWS = " \t"
@@ -98,9 +102,14 @@ def parse_fields(lines: list[str]) -> list[tuple[str, str]]:
 
 
 def parse_head(head: bytes) -> tuple[int, bool, Headers]:
-    """``(status, is HTTP/1.1, headers)`` of a response head (without its blank line)."""
-    lines = head.decode("latin-1").split("\n")
-    status_line = lines[0].rstrip("\r")
+    """``(status, is HTTP/1.1, headers)`` of a response head (without its blank line).
+
+    The common head (every line a token, a colon and a value) is read by one regex
+    pass; a head with anything else (folded lines, bad names) goes line by line.
+    """
+    text = head.decode("latin-1")
+    cut = text.find("\n")
+    status_line = (text if cut < 0 else text[:cut]).rstrip("\r")
     version, _, rest = status_line.partition(" ")
     code = rest[:3]
     if (
@@ -109,7 +118,13 @@ def parse_head(head: bytes) -> tuple[int, bool, Headers]:
         or rest[3:4] not in ("", " ")
     ):
         raise BadResponseError(f"invalid status line {status_line[:80]!r}")
-    return int(code), version == "HTTP/1.1", Headers(parse_fields(lines[1:]))
+    if cut < 0:
+        return int(code), version == "HTTP/1.1", Headers([])
+    fields = _FIELD.findall(text, cut + 1)
+    lines = text.count("\n", cut + 1) + 1
+    if len(fields) != lines or lines > MAX_RESPONSE_HEADERS:
+        fields = parse_fields(text[cut + 1 :].split("\n"))
+    return int(code), version == "HTTP/1.1", Headers(fields)
 
 
 class Connection(asyncio.Protocol):
@@ -230,9 +245,12 @@ NONE, LENGTH, CHUNKED, CLOSE = range(4)
 
 def content_length(headers: Headers) -> int | None:
     """The declared body length, or :class:`BadResponseError` for one that is not a number."""
-    values = headers.getall("Content-Length") if "content-length" in headers else []
-    if not values:
+    value = headers.get("Content-Length")
+    if value is None:
         return None
+    if value.isdigit() and value.isascii() and not headers.repeated:
+        return int(value)
+    values = headers.getall("Content-Length")
     found: set[str] = set()
     for value in values:
         for part in value.split(","):
