@@ -180,13 +180,15 @@ class Fetcher:
         keep_bytes: int | None = None,
     ) -> Response:
         self.requests += 1
+        deadline = None
+        if self.total_timeout is not None:
+            deadline = asyncio.get_running_loop().time() + self.total_timeout
         try:
-            async with asyncio.timeout(self.total_timeout):
-                reply = await self.session.send("GET", url, headers)
-                try:
-                    return await self._read(url, reply, want_body, keep_bytes)
-                finally:
-                    reply.close()
+            reply = await self.session.send("GET", url, headers, deadline=deadline)
+            try:
+                return await self._read(url, reply, want_body, keep_bytes)
+            finally:
+                reply.close()
         except TimeoutError:
             return Response(url, None, _EMPTY_HEADERS, error="timeout", error_detail="timed out")
         except ConnectError as exc:

@@ -29,6 +29,8 @@ from sitemapkit.limits import MAX_CHUNK_LINE_BYTES, MAX_RESPONSE_HEAD_BYTES, MAX
 
 #: Bytes buffered before the socket is paused (a body is consumed as it arrives).
 _PAUSE_AT = 1024 * 1024
+#: Bytes one read of the socket may bring.
+_RECV_BLOCK = 64 * 1024
 #: The blank line that ends a head (servers that send bare LF exist).
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 #: An HTTP token (a header name): RFC 9110 5.6.2.
@@ -127,8 +129,13 @@ def parse_head(head: bytes) -> tuple[int, bool, Headers]:
     return int(code), version == "HTTP/1.1", Headers(fields)
 
 
-class Connection(asyncio.Protocol):
-    """One TCP (or TLS) connection: received bytes in one buffer, one waiter at a time."""
+class Connection(asyncio.BufferedProtocol):
+    """One TCP (or TLS) connection: received bytes in one buffer, one waiter at a time.
+
+    A :class:`~asyncio.BufferedProtocol`: the transport reads into our 64 KiB block with
+    ``recv_into``.  A plain ``Protocol`` gets ``sock.recv(256 KiB)``, a fresh 256 KiB
+    allocation per read that cost ~16 us more than the read itself on this machine.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, read_timeout: float) -> None:
         self.loop = loop
@@ -143,14 +150,20 @@ class Connection(asyncio.Protocol):
         self.got = 0
         #: Loop time it went back to the pool (for the idle cut).
         self.idle_since = 0.0
+        #: Loop time by which the current exchange must be over (None: no total limit).
+        self.deadline: float | None = None
+        self._block = memoryview(bytearray(_RECV_BLOCK))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
 
-    def data_received(self, data: bytes) -> None:
-        self.buf += data
-        self.got += len(data)
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._block
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.buf += self._block[:nbytes]
+        self.got += nbytes
         if len(self.buf) > _PAUSE_AT and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
@@ -190,15 +203,22 @@ class Connection(asyncio.Protocol):
         self.eof = True
 
     async def fill(self) -> None:
-        """Wait for more bytes or the end (:class:`TimeoutError` after ``read_timeout``)."""
+        """Wait for more bytes or the end: :class:`TimeoutError` after ``read_timeout`` of
+        silence, or at the exchange's :attr:`deadline` (one timer: cheaper than nesting
+        ``asyncio.timeout``, ~5 us a request)."""
         if self.eof:
             return
         if self.paused and self.transport is not None:
             self.paused = False
             self.transport.resume_reading()
+        delay = self.read_timeout
+        if self.deadline is not None:
+            delay = min(delay, self.deadline - self.loop.time())
+            if delay <= 0:
+                raise TimeoutError
         waiter = self.loop.create_future()
         self.waiter = waiter
-        timer = self.loop.call_later(self.read_timeout, _expire, waiter)
+        timer = self.loop.call_later(delay, _expire, waiter)
         try:
             await waiter
         finally:

@@ -50,7 +50,7 @@ from sitemapkit.crawl.http1 import (
     raw_body,
     read_head,
 )
-from sitemapkit.urls import iri_to_uri
+from sitemapkit.urls import PLAIN_CLASS, PLAIN_HOST, has_bad_escape, iri_to_uri
 
 #: Seconds an idle pooled connection is kept (aiohttp's keep-alive timeout, too).
 IDLE_KEEP = 15.0
@@ -60,6 +60,11 @@ DNS_TTL = 300.0
 IDEMPOTENT = frozenset({"GET", "HEAD"})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _URL = re.compile(r"(https?)://([^/?#]*)([^#]*)", re.IGNORECASE)
+#: A URL :func:`iri_to_uri` would return as it is (plain host, optional port, escaped
+#: path): the crawl's common case, split without the call.
+_PLAIN_URL = re.compile(
+    rf"(https?)://({PLAIN_HOST})(?::([0-9]{{1,5}}))?(/[{PLAIN_CLASS}%]*)(?:#.*)?"
+)
 _UNSAFE_HEADER = re.compile(r"[\r\n\0]")
 
 
@@ -94,6 +99,12 @@ class Target:
 
 def split_url(url: str) -> Target:
     """``url`` as a :class:`Target`; :class:`ValueError` when it is no http(s) URL."""
+    plain = _PLAIN_URL.fullmatch(url)
+    if plain is not None and not ("%" in url and has_bad_escape(plain.group(4))):
+        scheme, host, port_text, path = plain.groups()
+        port = int(port_text) if port_text else _DEFAULT_PORTS[scheme]
+        shown = host if port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+        return Target(scheme, host, port, path, shown)
     uri = iri_to_uri(url)
     m = _URL.match(uri)
     if m is None:  # pragma: no cover - iri_to_uri only returns http(s) URIs
@@ -178,12 +189,19 @@ class HttpClient:
         url: str,
         headers: Mapping[str, str] | None = None,
         body: bytes | None = None,
+        *,
+        deadline: float | None = None,
     ) -> Reply:
-        """Send one request and read its response head; the body is read from the reply."""
+        """Send one request and read its response head; the body is read from the reply.
+
+        ``deadline`` (loop time): the whole exchange, body included, ends by then or
+        raises :class:`TimeoutError` (the crawl's total timeout).
+        """
         target = split_url(url)
         data = self._request(method, target, headers, body)
-        conn, reused = await self._acquire(target)
+        conn, reused = await self._acquire(target, deadline)
         try:
+            conn.deadline = deadline
             conn.send(data)
             try:
                 status, is11, got = await read_head(conn)
@@ -191,7 +209,8 @@ class HttpClient:
                 if not (reused and exc.stale and method in IDEMPOTENT):
                     raise
                 conn.close()
-                conn = await self._connect(target)  # the same slot, a fresh connection
+                conn = await self._connect(target, deadline)  # the same slot, a fresh one
+                conn.deadline = deadline
                 conn.send(data)
                 status, is11, got = await read_head(conn)
             kind, length = framing(method == "HEAD", status, got)
@@ -225,7 +244,7 @@ class HttpClient:
         return data if body is None else data + body
 
     # -- the pool -------------------------------------------------------------------------
-    async def _acquire(self, target: Target) -> tuple[Connection, bool]:
+    async def _acquire(self, target: Target, deadline: float | None) -> tuple[Connection, bool]:
         """A connection to ``target``'s origin (reused when one idles) and whether it was."""
         if self.closed:
             raise HttpError("the HTTP client is closed")
@@ -244,12 +263,13 @@ class HttpClient:
                 pool.open += 1
                 self._open += 1
                 try:
-                    return await self._connect(target), False
+                    return await self._connect(target, deadline), False
                 except BaseException:
                     self._forget(pool)
                     raise
             queue = pool.waiters if pool.open >= self.limit_per_host else self._waiters
-            await _wait_turn(loop, queue)
+            async with asyncio.timeout_at(deadline):
+                await _wait_turn(loop, queue)
 
     def _evict(self) -> bool:
         """Close one idle connection of any origin to make room; False if none idles."""
@@ -269,6 +289,7 @@ class HttpClient:
 
     def _release(self, key: tuple[str, str, int], conn: Connection, *, reusable: bool) -> None:
         pool = self._pools[key]
+        conn.deadline = None
         if reusable and conn.usable and not self.closed:
             conn.idle_since = conn.loop.time()
             pool.idle.append(conn)
@@ -279,10 +300,11 @@ class HttpClient:
         self._forget(pool)
 
     # -- connecting -----------------------------------------------------------------------
-    async def _connect(self, target: Target) -> Connection:
+    async def _connect(self, target: Target, deadline: float | None = None) -> Connection:
         loop = asyncio.get_running_loop()
         context = self._context() if target.scheme == "https" else None
-        async with asyncio.timeout(self.connect_timeout):
+        until = loop.time() + self.connect_timeout
+        async with asyncio.timeout_at(until if deadline is None else min(until, deadline)):
             addresses = await self._resolve(loop, target)
             problem: OSError | None = None
             for family, address in addresses:
