@@ -3,10 +3,10 @@
 aiohttp fills two SSL contexts from the system CA bundle when it is imported (29 %
 of a whole one-page crawl).  The CLI defers those loads to the first handshake
 (:mod:`sitemapkit.lazytrust`) for the commands that use aiohttp; the crawl has its own
-client, whose one context is made on its first https URL (``tls.client_context``).  These tests run the real command in a fresh
-interpreter: a plain-http crawl never reads the bundle, and an https crawl
-verifies certificates exactly as before, against the default verify paths
-(``SSL_CERT_FILE`` is honoured, an unknown CA is refused).
+client, whose one context is made on its first https URL (``tls.client_context``).
+These tests run the real command in a fresh interpreter: a plain-http crawl never
+reads the bundle, and an https crawl verifies certificates exactly as before, against
+the default verify paths (``SSL_CERT_FILE`` is honoured, an unknown CA is refused).
 """
 
 from __future__ import annotations
