@@ -239,24 +239,40 @@ def _expire(waiter: asyncio.Future[None]) -> None:
 async def read_head(conn: Connection) -> tuple[int, bool, Headers]:
     """The next response head on ``conn`` (1xx interim heads are skipped)."""
     buf = conn.buf
+    # Bytes already searched for the blank line: a head that trickles in is not searched
+    # from its start again at every arrival (64 KiB in 1-byte packets: no quadratic work).
+    seen = 0
     while True:
-        end = _HEAD_END.search(buf)
+        end = _HEAD_END.search(buf, max(0, seen - 3))
         if end is None:
             if len(buf) > MAX_RESPONSE_HEAD_BYTES:
                 raise BadResponseError(f"response head over {MAX_RESPONSE_HEAD_BYTES} bytes")
             if conn.eof:
                 raise conn.ended()
+            seen = len(buf)
             await conn.fill()
             continue
         if end.start() > MAX_RESPONSE_HEAD_BYTES:
             raise BadResponseError(f"response head over {MAX_RESPONSE_HEAD_BYTES} bytes")
         head = bytes(buf[: end.start()])
         del buf[: end.end()]
+        seen = 0
         status, is11, headers = parse_head(head)
         if status == 101:
             raise BadResponseError("101 Switching Protocols to a request that asked for none")
         if status >= 200 or status < 100:
             return status, is11, headers
+
+
+def take(buf: bytearray, most: int) -> bytes:
+    """Up to ``most`` bytes off the front of ``buf``, copied once (a slice copies twice)."""
+    if most >= len(buf):
+        part = bytes(buf)
+        buf.clear()
+        return part
+    part = bytes(memoryview(buf)[:most])
+    del buf[:most]
+    return part
 
 
 #: Body framings: nothing, ``Content-Length`` bytes, chunked, until the server closes.
@@ -326,9 +342,7 @@ async def raw_body(conn: Connection, kind: int, length: int) -> AsyncGenerator[b
         buf = conn.buf
         while True:
             if buf:
-                part = bytes(buf)
-                buf.clear()
-                yield part
+                yield take(buf, len(buf))
             elif conn.eof:
                 return
             else:
@@ -344,10 +358,8 @@ async def _sized(conn: Connection, length: int) -> AsyncIterator[bytes]:
                 raise DisconnectError(f"server closed the connection {left} bytes before the end")
             await conn.fill()
             continue
-        take = min(left, len(buf))
-        part = bytes(buf[:take])
-        del buf[:take]
-        left -= take
+        part = take(buf, left)
+        left -= len(part)
         yield part
 
 

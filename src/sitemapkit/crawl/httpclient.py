@@ -49,6 +49,7 @@ from sitemapkit.crawl.http1 import (
     keeps_alive,
     raw_body,
     read_head,
+    take,
 )
 from sitemapkit.urls import PLAIN_CLASS, PLAIN_HOST, has_bad_escape, iri_to_uri
 
@@ -363,13 +364,13 @@ class Reply:
 
     __slots__ = (
         "_client",
-        "_conn",
         "_decoder",
         "_done",
         "_keep",
         "_kind",
         "_length",
         "_target",
+        "_wire",
         "headers",
         "status",
     )
@@ -388,7 +389,7 @@ class Reply:
     ) -> None:
         self._client = client
         self._target = target
-        self._conn = conn
+        self._wire = conn
         self.status = status
         self.headers = headers
         self._kind = kind
@@ -408,7 +409,7 @@ class Reply:
         When the body is longer, ``cut`` is True and the body is the first ``cap``
         bytes (``keep_cut``) or what came before the arrival that crossed the cap.
         """
-        conn = self._conn
+        conn = self._wire
         buf = conn.buf
         if self._kind == NONE:
             self._finish(True)
@@ -419,8 +420,7 @@ class Reply:
             and len(buf) >= self._length
             and self._length <= cap
         ):  # the common page: all of it is here already
-            body = bytes(buf[: self._length])
-            del buf[: self._length]
+            body = take(buf, self._length)
             self._finish(True)
             return body, False
         return await self._stream(cap, keep_cut)
@@ -429,7 +429,7 @@ class Reply:
         chunks: list[bytes] = []
         size = 0
         decoder = self._decoder
-        async with contextlib.aclosing(raw_body(self._conn, self._kind, self._length)) as parts:
+        async with contextlib.aclosing(raw_body(self._wire, self._kind, self._length)) as parts:
             async for raw in parts:
                 part = decoder.decode(raw, cap - size + 1) if decoder is not None else raw
                 size += len(part)
@@ -444,7 +444,7 @@ class Reply:
 
     def skip(self) -> None:
         """The body is not wanted: keep the connection only when the body is all here."""
-        conn = self._conn
+        conn = self._wire
         if self._kind == LENGTH and not self._done and len(conn.buf) >= self._length:
             del conn.buf[: self._length]
             self._finish(True)
@@ -456,12 +456,12 @@ class Reply:
         """Give the connection back if the body was read, else close it."""
         if not self._done:
             self._done = True
-            self._client._release(self._target.key, self._conn, reusable=False)
+            self._client._release(self._target.key, self._wire, reusable=False)
 
     def _finish(self, clean: bool) -> None:
         if not self._done:
             self._done = True
-            self._client._release(self._target.key, self._conn, reusable=clean and self._keep)
+            self._client._release(self._target.key, self._wire, reusable=clean and self._keep)
 
 
 async def _wait_turn(
