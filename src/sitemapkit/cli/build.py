@@ -230,6 +230,7 @@ def build(
                     result = None
                 else:
                     result = writer.commit()
+                    result.warnings.extend(_left_out(source))
         finally:
             progress.close()
     except LimitError as exc:
@@ -264,6 +265,15 @@ def build(
         for line in _summary(result, 0):
             click.echo(line)
     ctx.exit(ExitStatus.OK)
+
+
+def _left_out(source: Source) -> list[str]:
+    """The warning for sitemap.js fields read and not written (Google retired them)."""
+    counts = getattr(source, "left_out", None)
+    if not counts:
+        return []
+    fields = ", ".join(f"{name} ({_fmt(n)})" for name, n in sorted(counts.items()))
+    return [f"sitemap.js fields Google no longer reads were left out: {fields}"]
 
 
 class _BadLines:
