@@ -862,3 +862,53 @@ def test_empty_and_invalid_directives_do_not_break_parsing() -> None:
     policy = _policy(robots)
     assert policy.allowed(f"{E}/page", "x")
     assert policy.crawl_delay("x") is None
+
+
+CRAWLEE = _lines(
+    "User-agent: *",
+    "Disallow: *deny_all/",
+    "crawl-delay: 10",
+    "User-agent: Googlebot",
+    "Disallow: *deny_googlebot/",
+    "crawl-delay: 1",
+    "user-agent: Mozilla",
+    "crawl-delay: 2",
+    "sitemap: http://not-exists.com/sitemap_1.xml",
+    "sitemap: http://not-exists.com/sitemap_2.xml",
+)
+
+
+@pytest.mark.parametrize(
+    ("agent", "path", "expected"),
+    [
+        ("sitemapkit/0.1.0", "/something/page.html", True),
+        ("sitemapkit/0.1.0", "/deny_googlebot/page.html", True),
+        ("sitemapkit/0.1.0", "/deny_all/page.html", False),
+        ("Googlebot", "/deny_googlebot/page.html", False),
+        ("Googlebot", "/deny_all/page.html", True),
+    ],
+)
+def test_crawlee_robots_cases(agent: str, path: str, expected: bool) -> None:
+    """crawlee ``test/robots.test.ts``: rules starting with ``*``, one group per agent."""
+    assert allowed(CRAWLEE, agent, f"http://not-exists.com{path}") is expected
+
+
+def test_crawlee_robots_delays_and_sitemaps() -> None:
+    policy = _policy(CRAWLEE, "http://not-exists.com")
+    assert policy.crawl_delay("sitemapkit") == 10.0
+    assert policy.crawl_delay("Googlebot") == 1.0
+    assert policy.crawl_delay("Mozilla/5.0") == 2.0
+    assert policy.sitemaps == (
+        "http://not-exists.com/sitemap_1.xml",
+        "http://not-exists.com/sitemap_2.xml",
+    )
+    mixed = _lines(
+        "User-agent: *",
+        "Sitemap: http://not-exists.com/legit.xml",
+        "Sitemap: http://other.test/cross.xml",
+        "Sitemap: mailto:foo@bar.com",
+        "Sitemap: ftp://not-exists.com/cross.xml",
+    )
+    listed = _policy(mixed, "http://not-exists.com")
+    assert listed.sitemaps == ("http://not-exists.com/legit.xml", "http://other.test/cross.xml")
+    assert listed.invalid_sitemaps == ("mailto:foo@bar.com", "ftp://not-exists.com/cross.xml")
