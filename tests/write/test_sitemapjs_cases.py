@@ -391,3 +391,37 @@ def test_text_is_escaped_and_invalid_characters_dropped(
     assert texts(folder / "sitemap.xml", "image:title") == [
         text.replace("\x00", "").replace("\x0b", "").replace("\ufffe", "")
     ]
+
+
+def test_xsl_stylesheet_line_in_every_file(
+    tmp_path: Path,
+    xmllint_urlset: Callable[[Path], None],
+    xmllint_index: Callable[[Path], None],
+) -> None:
+    """sitemap.js's ``xslUrl``: ``build --xsl URL`` puts an ``<?xml-stylesheet?>`` line
+    after the declaration of every XML file, the index too, escaped; the byte limit counts
+    it, so a part written with it holds fewer URLs and never passes ``--max-bytes``."""
+    xsl = "https://example.com/sitemap.xsl?a=1&b=2"
+    items = [{"url": f"https://example.com/p/{i}"} for i in range(40)]
+    code, _out, err, folder = build(tmp_path, items, "--xsl", xsl, "--max-bytes", "1024")
+    assert code == 0, err
+    files = sorted(folder.glob("*.xml"))
+    line = '<?xml-stylesheet type="text/xsl" href="https://example.com/sitemap.xsl?a=1&amp;b=2"?>'
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert text.splitlines()[1] == line, path
+        assert len(text.encode()) <= 1024, path
+        (xmllint_index if path.name == "sitemap.xml" else xmllint_urlset)(path)
+    assert len(read_back(folder / "sitemap.xml")) == 40
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    _code, _out, _err, without = build(plain, items, "--max-bytes", "1024")
+    first = (folder / "sitemap-1.xml").read_text(encoding="utf-8")
+    assert first.count("<url>") < (without / "sitemap-1.xml").read_text().count("<url>")
+    assert len(first.encode()) > 1024 - 2 * len(line)  # filled, not cut short
+
+
+def test_xsl_with_a_control_character_is_a_usage_error(tmp_path: Path) -> None:
+    code, _out, err, _folder = build(tmp_path, [{"url": BASE}], "--xsl", "a\x01b")
+    assert code == 2
+    assert "xsl" in err

@@ -166,6 +166,9 @@ def _result_json(result: WriteResult) -> dict[str, Any]:
 @click.option(
     "--no-dedup", is_flag=True, help="Keep duplicate URLs (saves ~9 bytes/URL of memory)."
 )
+@click.option(
+    "--xsl", metavar="URL", help="XSL stylesheet for browsers: an <?xml-stylesheet?> line."
+)
 @click.option("--input-format", type=click.Choice(FORMATS), help="Default: detected.")
 @click.option(
     "--format",
@@ -188,6 +191,7 @@ def build(
     allow_other_hosts: bool,
     skip_invalid: bool,
     no_dedup: bool,
+    xsl: str | None,
     input_format: str | None,
     output_format: str,
 ) -> int:
@@ -206,6 +210,7 @@ def build(
             allow_other_hosts=allow_other_hosts,
             skip_invalid=skip_invalid,
             dedup=not no_dedup,
+            xsl=xsl,
         )
     except InputError as exc:
         raise click.UsageError(str(exc)) from exc
