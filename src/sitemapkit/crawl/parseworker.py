@@ -21,9 +21,8 @@ import traceback
 from collections.abc import Mapping
 from typing import BinaryIO, Final, NamedTuple
 
-from multidict import CIMultiDict
-
 from sitemapkit.crawl.extract import PageFacts, extract_page
+from sitemapkit.crawl.headers import Headers
 from sitemapkit.crawl.heap import trim_after
 from sitemapkit.crawl.scripted import looks_scripted
 from sitemapkit.crawl.urlnorm import QueryPolicy
@@ -77,7 +76,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         for body, url, headers, judge in pages:
             parsed += len(body)
             try:
-                page = parse_page(body, url, CIMultiDict(headers), policy, judge)
+                page = parse_page(body, url, Headers(headers), policy, judge)
                 answers.append(("ok", tuple(page)))
             except Exception:  # noqa: BLE001 - reported to the crawl, which raises it
                 answers.append(("error", traceback.format_exc(limit=5)))
