@@ -38,6 +38,8 @@ NOT_FOR_A_PLAIN_CRAWL = (
     "sitemapkit.audit",
     "sitemapkit.validate",
     "sitemapkit.read.reader",
+    "sitemapkit.read.source",
+    "sitemapkit.addresses",
     "sitemapkit.store.postgres",
     "psycopg",
     "playwright",
