@@ -36,11 +36,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-import aiohttp
-
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
+from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness
 from sitemapkit.crawl.scripted import looks_scripted
@@ -171,7 +170,7 @@ class Crawler:
         config: CrawlConfig,
         store: CrawlStore,
         *,
-        session: aiohttp.ClientSession | None = None,
+        session: HttpClient | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
@@ -331,7 +330,7 @@ class Crawler:
             async with deadline:
                 await self.parser.start()
                 if self.config.seed_from_sitemaps:
-                    await self._seed_from_sitemaps(start, session)
+                    await self._seed_from_sitemaps(start)
                 ticker = asyncio.create_task(self._tick())
                 workers = [
                     asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
@@ -895,7 +894,7 @@ class Crawler:
         if held_to_queue:
             store.requeue(held_to_queue)
 
-    async def _seed_from_sitemaps(self, start: str, session: aiohttp.ClientSession) -> None:
+    async def _seed_from_sitemaps(self, start: str) -> None:
         """Queue the URLs of the site's own sitemaps (found through robots.txt) at depth 1."""
         from sitemapkit.crawl.seed import sitemap_urls
 
@@ -903,7 +902,8 @@ class Crawler:
         await self._polite.robots(origin)
         listed = self._polite.sitemaps.get(origin) or [origin + "/sitemap.xml"]
         batch: list[NewUrl] = []
-        async for url in sitemap_urls(listed, session=session, policy=self.spell_policy):
+        ua = self.config.user_agent
+        async for url in sitemap_urls(listed, user_agent=ua, policy=self.spell_policy):
             decided = self._judge(url, 1)
             if decided is None:
                 batch.append(self._new(url, 1, self._start_id))
@@ -988,7 +988,7 @@ async def crawl(
     store: CrawlStore,
     *,
     resume: bool = False,
-    session: aiohttp.ClientSession | None = None,
+    session: HttpClient | None = None,
     progress: Callable[[CrawlStats], None] | None = None,
 ) -> CrawlResult:
     """Crawl ``config.start_url`` into ``store`` (or continue the crawl it holds)."""

@@ -15,9 +15,8 @@ import sys
 import traceback
 from typing import BinaryIO, Final
 
-from multidict import CIMultiDict
-
 from sitemapkit.crawl.extract import extract_page
+from sitemapkit.crawl.headers import Headers
 from sitemapkit.crawl.heap import trim_after
 
 #: Message frame, both ways: a 4-byte big-endian length, then a pickle.
@@ -46,7 +45,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> None:
         for body, url, headers in pages:
             parsed += len(body)
             try:
-                facts = extract_page(body, url=url, headers=CIMultiDict(headers), policy=policy)
+                facts = extract_page(body, url=url, headers=Headers(headers), policy=policy)
                 answers.append(("ok", facts))
             except Exception:  # noqa: BLE001 - reported to the crawl, which raises it
                 answers.append(("error", traceback.format_exc(limit=5)))
