@@ -593,3 +593,35 @@ def test_heads_are_read_as_rfc_9112_says() -> None:
     for broken in (b"HTTP/2 200 OK", b"HTTP/1.1 20 OK", b"ICY 200 OK", b"HTTP/1.1 200 OK\r\n x"):
         with pytest.raises(BadResponseError):
             parse_head(broken)
+
+
+async def test_the_pool_limit_closes_an_idle_connection_of_another_origin() -> None:
+    """One connection in all (``--concurrency 1``): asking a second origin closes the first
+    origin's idle connection instead of waiting for it forever."""
+    with (
+        serve_wire(answering(lambda head, conn, n: ok(b"a"))) as first,
+        serve_wire(answering(lambda head, conn, n: ok(b"b"))) as second,
+    ):
+        client = HttpClient(limit=1, limit_per_host=1)
+        fetcher = Fetcher(client, max_body=100, retries=0, total_timeout=5.0)
+        async with client:
+            got = [await fetcher.get(base + "/") for base in (first.base, second.base, first.base)]
+    assert [r.body for r in got] == [b"a", b"b", b"a"]
+    assert (first.connections, second.connections) == (2, 1)
+
+
+async def test_a_head_request_has_no_body_and_keeps_the_connection() -> None:
+    def reply(head: bytes, conn: WireConn, n: int) -> bytes | None:
+        if head.startswith(b"HEAD"):
+            return b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\n\r\n"
+        return ok(b"after head")
+
+    with serve_wire(answering(reply)) as server:
+        async with HttpClient() as client:
+            head = await client.send("HEAD", server.base + "/")
+            body, cut = await head.read(100)
+            after = await client.send("GET", server.base + "/")
+            after_body, _ = await after.read(100)
+    assert (head.status, head.content_length, body, cut) == (200, None, b"", False)
+    assert after_body == b"after head"
+    assert server.connections == 1

@@ -206,11 +206,11 @@ class Fetcher:
         keep_bytes: int | None = None,
     ) -> Response:
         headers = reply.headers
-        raw_type = headers.get("Content-Type")
+        raw_type = headers.first.get("content-type")
         mime, charset = _media_type(raw_type)
         status = reply.status
         if 300 <= status < 400:
-            loc = headers.get("Location")
+            loc = headers.first.get("location")
             location: str | None = None
             if loc:
                 try:

@@ -23,7 +23,7 @@ class Headers(Mapping[str, str]):
     every line (``X-Robots-Tag`` and ``Link`` may come several times).
     """
 
-    __slots__ = ("_first", "_items", "repeated")
+    __slots__ = ("_items", "first", "repeated")
 
     def __init__(self, items: Iterable[tuple[str, str]]) -> None:
         self._items = items if isinstance(items, list) else list(items)
@@ -37,18 +37,19 @@ class Headers(Mapping[str, str]):
                     names[name] = low
             if low not in first:
                 first[low] = value
-        self._first = first
+        #: The first value of each name, by its lower-case form (the hot path's lookup).
+        self.first = first
         #: Some name came more than once (``getall`` is needed to see every value).
         self.repeated = len(first) != len(self._items)
 
     def __getitem__(self, key: str) -> str:
-        return self._first[key.lower()]
+        return self.first[key.lower()]
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._first.get(key.lower(), default)
+        return self.first.get(key.lower(), default)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key.lower() in self._first
+        return isinstance(key, str) and key.lower() in self.first
 
     def __iter__(self) -> Iterator[str]:
         return (name for name, _ in self._items)

@@ -243,7 +243,7 @@ async def read_head(conn: Connection) -> tuple[int, bool, Headers]:
     # from its start again at every arrival (64 KiB in 1-byte packets: no quadratic work).
     seen = 0
     while True:
-        end = _HEAD_END.search(buf, max(0, seen - 3))
+        end = _HEAD_END.search(buf, max(0, seen - 3)) if buf else None
         if end is None:
             if len(buf) > MAX_RESPONSE_HEAD_BYTES:
                 raise BadResponseError(f"response head over {MAX_RESPONSE_HEAD_BYTES} bytes")
@@ -281,7 +281,7 @@ NONE, LENGTH, CHUNKED, CLOSE = range(4)
 
 def content_length(headers: Headers) -> int | None:
     """The declared body length, or :class:`BadResponseError` for one that is not a number."""
-    value = headers.get("Content-Length")
+    value = headers.first.get("content-length")
     if value is None:
         return None
     if value.isdigit() and value.isascii() and not headers.repeated:
@@ -305,7 +305,7 @@ def framing(head_only: bool, status: int, headers: Headers) -> tuple[int, int]:
     """``(framing, length)`` of the body that follows a head (RFC 9112 6.3)."""
     if head_only or status in (204, 304) or status < 200:
         return NONE, 0
-    coding = headers.get("Transfer-Encoding")
+    coding = headers.first.get("transfer-encoding")
     if coding is not None:
         codings = [c.strip(" \t").lower() for c in coding.split(",")]
         if codings[-1] != "chunked":
@@ -321,7 +321,7 @@ def framing(head_only: bool, status: int, headers: Headers) -> tuple[int, int]:
 
 def keeps_alive(is11: bool, headers: Headers) -> bool:
     """Whether the connection may carry another request after this response."""
-    value = headers.get("Connection")
+    value = headers.first.get("connection")
     if value is None:
         return is11
     tokens = value.lower()
@@ -440,7 +440,7 @@ class Decoder:
 
 def decoder_for(headers: Headers, accepted: frozenset[str]) -> Decoder | None:
     """The decoder a response's ``Content-Encoding`` needs (None: the bytes are the body)."""
-    value = headers.get("Content-Encoding")
+    value = headers.first.get("content-encoding")
     if value is None:
         return None
     encoding = value.strip(" \t").lower()
