@@ -254,3 +254,20 @@ def test_batched_path_names_the_line_of_each_dropped_annotation(tmp_path: Path) 
     assert code == 0, err
     assert "5,000 URLs" in out
     assert f"lastmod-invalid: {src}:4001: {BASE}bad: lastmod" in out
+
+
+def test_an_input_without_urls_writes_nothing_and_says_so(tmp_path: Path) -> None:
+    """An empty file, a comment-only list, a CSV header alone: no URL to list.  An empty
+    ``<urlset>`` fails the sitemaps.org XSD, so nothing is published: exit 1, one line."""
+    for name, text in (("empty.txt", ""), ("comments.txt", "# none yet\n\n"), ("h.csv", "loc\n")):
+        src = tmp_path / name
+        src.write_text(text)
+        out_dir = tmp_path / f"out-{name}"
+        code, out, err = run(str(src), "-o", str(out_dir))
+        assert code == 1, (name, out, err)
+        assert out == ""
+        lines = err.splitlines()
+        assert len(lines) == 1
+        assert lines[0].startswith("sitemapkit build: nothing written to ")
+        assert "urlset-empty" in lines[0]
+        assert not list(out_dir.glob("sitemap*"))

@@ -198,6 +198,11 @@ def publish_crawl(
     return done
 
 
+def empty_hint(db: DbSpec) -> str:
+    """Where to look when a crawl has no page to list (:class:`EmptySetError`)."""
+    return f"no crawled page is indexable: sitemapkit inventory {db} shows each page's fate"
+
+
 def published_lines(done: Published, db: DbSpec) -> list[str]:
     """The lines that tell the user where everything went."""
     result = done.sitemap
