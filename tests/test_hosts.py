@@ -117,3 +117,10 @@ def test_the_validator_and_its_lane_agree(tmp_path: Path, strict_lane: bool) -> 
     flagged = [f.message for f in report.findings if f.code == "loc-not-absolute"]
     assert len(flagged) == len(BAD_URLS)
     assert {f.code for f in report.findings} == {"loc-not-absolute"}
+
+
+def test_a_text_sitemap_line_with_a_bad_host_is_no_entry(tmp_path: Path) -> None:
+    path = tmp_path / "sitemap.txt"
+    path.write_text("\n".join(GOOD_URLS + BAD_URLS) + "\n", encoding="utf-8")
+    report = validate([str(path)])
+    assert [f.code for f in report.findings] == ["text-line-invalid"] * len(BAD_URLS)
