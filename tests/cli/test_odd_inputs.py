@@ -6,6 +6,7 @@ command with odd inputs"); each test failed before its fix.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -79,3 +80,22 @@ def test_stdout_closed_by_its_reader_ends_quietly_with_141(tmp_path: Path) -> No
     proc.stderr.close()
     assert proc.wait() == 141
     assert err == b""
+
+
+def test_the_hint_commands_survive_a_folder_with_a_space(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``crawl -o "my site"`` printed ``try: sitemapkit crawl --db my site/crawl.sqlite``:
+    pasted into a shell, that is two arguments.  The hint is quoted for the shell now."""
+
+    async def handle(request: web.Request) -> web.Response:
+        return web.Response(text="<html><title>t</title></html>", content_type="text/html")
+
+    out = tmp_path / "my site é"
+    with serve_handler(handle) as port:
+        start = f"http://127.0.0.1:{port}/"
+        assert main(["crawl", start, "-o", str(out), "--render", "never"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("crawl db:"))
+    hint = line.split("(try: ", 1)[1].removesuffix(")")
+    words = shlex.split(hint)
+    assert words[words.index("--db") + 1] == str(out / "crawl.sqlite")
