@@ -99,3 +99,20 @@ def test_the_hint_commands_survive_a_folder_with_a_space(
     hint = line.split("(try: ", 1)[1].removesuffix(")")
     words = shlex.split(hint)
     assert words[words.index("--db") + 1] == str(out / "crawl.sqlite")
+
+
+@pytest.mark.parametrize("command", ["build", "crawl", "write"])
+def test_a_sitemap_set_is_not_written_to_stdout(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``-o -`` created a folder named ``-`` (``-`` is stdout everywhere else): a usage
+    error now, before anything is read or fetched."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "urls.txt").write_text("https://example.com/\n")
+    given = {"build": ["urls.txt"], "crawl": ["http://127.0.0.1:9/"], "write": ["--db", "x"]}
+    assert main([command, *given[command], "-o", "-"]) == 2
+    assert "'-' is standard output, which cannot hold a sitemap set" in capsys.readouterr().err
+    assert not (tmp_path / "-").exists()

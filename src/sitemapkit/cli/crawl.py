@@ -37,6 +37,7 @@ from sitemapkit.cli.crawl_output import (
 )
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
+from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import (
     DEFAULT_CONCURRENCY,
@@ -328,7 +329,7 @@ def _resumed_config(
     "-o",
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_FOLDER,
     help="Folder for the sitemap set.",
 )
 @click.option(

@@ -23,6 +23,7 @@ from sitemapkit.cli.crawl_output import (
     published_lines,
 )
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.errors import EmptySetError, StoreBusyError, StoreError, StoreWriteError
@@ -38,7 +39,7 @@ from sitemapkit.store import is_crawl_db, open_store
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_FOLDER,
     help="Folder for the sitemap set.",
 )
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
