@@ -116,3 +116,17 @@ def test_a_sitemap_set_is_not_written_to_stdout(
     assert main([command, *given[command], "-o", "-"]) == 2
     assert "'-' is standard output, which cannot hold a sitemap set" in capsys.readouterr().err
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize(
+    "start", ["http://example.com:99999/", "http://.example.com/", "http://a..b/"]
+)
+def test_a_start_url_with_a_bad_host_or_port_is_a_usage_error(
+    start: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``crawl http://example.com:99999/`` ended in a ValueError traceback (the scope
+    rule asked urlsplit for the port); the start URL is checked by the one host rule."""
+    assert main(["crawl", start, "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f'start URL "{start}" has no valid host or port' in err
+    assert "Traceback" not in err
