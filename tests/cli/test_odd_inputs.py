@@ -6,6 +6,7 @@ command with odd inputs"); each test failed before its fix.
 
 from __future__ import annotations
 
+import gzip
 import shlex
 import subprocess
 import sys
@@ -130,3 +131,21 @@ def test_a_start_url_with_a_bad_host_or_port_is_a_usage_error(
     err = capsys.readouterr().err
     assert f'start URL "{start}" has no valid host or port' in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("content", [b"", b"  \r\n ", gzip.compress(b"")])
+def test_an_empty_file_says_it_is_empty(
+    content: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 0-byte sitemap (or an empty gzip) read "no element found", expat's words for a
+    truncated document; it now says the file is empty.  Still xml-malformed, exit 1."""
+    path = tmp_path / ("sitemap.xml.gz" if content.startswith(b"\x1f\x8b") else "sitemap.xml")
+    path.write_bytes(content)
+    assert main(["urls", str(path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"sitemapkit: {path}:")
+    assert err[0].endswith("error xml-malformed: not well-formed XML: the file is empty "
+                           "(nothing but whitespace, if anything)")  # fmt: skip
+    assert main(["validate", str(path)]) == 1
+    assert "the file is empty" in capsys.readouterr().out
