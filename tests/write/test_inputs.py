@@ -222,7 +222,7 @@ def test_jsonl_short_objects_read_as_the_model_reads_them() -> None:
         {"loc": "https://a.example/2", "lastmod": "2024-01-01"},
         {"loc": "https://a.example/3", "lastmod": None},
         {"loc": 5},
-        {"url": "https://a.example/4"},
+        {"href": "https://a.example/4"},  # a typo: refused ({"url"} is sitemap.js's spelling)
         {"loc": "https://a.example/5", "priority": 0.5},
     ]
     data = "\n".join(json.dumps(x) for x in lines).encode() + b"\n"

@@ -167,6 +167,9 @@ def _result_json(result: WriteResult) -> dict[str, Any]:
 @click.option(
     "--no-dedup", is_flag=True, help="Keep duplicate URLs (saves ~9 bytes/URL of memory)."
 )
+@click.option(
+    "--xsl", metavar="URL", help="XSL stylesheet for browsers: an <?xml-stylesheet?> line."
+)
 @click.option("--input-format", type=click.Choice(FORMATS), help="Default: detected.")
 @click.option(
     "--format",
@@ -189,6 +192,7 @@ def build(
     allow_other_hosts: bool,
     skip_invalid: bool,
     no_dedup: bool,
+    xsl: str | None,
     input_format: str | None,
     output_format: str,
 ) -> int:
@@ -207,6 +211,7 @@ def build(
             allow_other_hosts=allow_other_hosts,
             skip_invalid=skip_invalid,
             dedup=not no_dedup,
+            xsl=xsl,
         )
     except InputError as exc:
         raise click.UsageError(str(exc)) from exc
@@ -231,6 +236,7 @@ def build(
                     result = None
                 else:
                     result = writer.commit()
+                    result.warnings.extend(_left_out(source))
         finally:
             progress.close()
     except LimitError as exc:
@@ -265,6 +271,15 @@ def build(
         for line in _summary(result, 0):
             click.echo(line)
     ctx.exit(ExitStatus.OK)
+
+
+def _left_out(source: Source) -> list[str]:
+    """The warning for sitemap.js fields read and not written (Google retired them)."""
+    counts = getattr(source, "left_out", None)
+    if not counts:
+        return []
+    fields = ", ".join(f"{name} ({_fmt(n)})" for name, n in sorted(counts.items()))
+    return [f"sitemap.js fields Google no longer reads were left out: {fields}"]
 
 
 class _BadLines:

@@ -30,7 +30,7 @@ class RobotsRules(Protocol):
     """What the crawl needs from a parsed robots.txt (see :mod:`sitemapkit.crawl.robots`)."""
 
     def allowed(self, url: str, ua: str) -> bool: ...
-    def crawl_delay(self, ua: str) -> float | None: ...
+    def pace(self, ua: str) -> float | None: ...
     @property
     def sitemaps(self) -> Sequence[str]: ...
 
@@ -108,7 +108,7 @@ class Politeness:
                 raise
             state.robots.set_result(rules)
             state.robots_at = asyncio.get_running_loop().time()
-            delay = rules.crawl_delay(self.token)
+            delay = rules.pace(self.token)
             if delay:
                 state.delay = max(state.delay, min(float(delay), MAX_CRAWL_DELAY))
             return rules

@@ -523,7 +523,15 @@ class Walker:
         children, doc.children = doc.children, []
         scope = self._index_scope(doc)
         for loc, line in children:
-            if not is_url(loc):
+            if not is_url(loc):  # a relative or javascript: child: said, never guessed at
+                message = f'"{loc[:200]}" is not an http(s) URL; not fetched'
+                yield Event(
+                    "skipped",
+                    doc,
+                    finding=_finding(
+                        doc, "loc-not-absolute", Severity.ERROR, message, line, None, loc
+                    ),
+                )
                 continue
             if scope is not None and scope.check(loc) == "loc-other-host":
                 yield Event(

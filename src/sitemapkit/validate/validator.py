@@ -80,7 +80,10 @@ class Validator(FileRules, StrictRules):
             if own and (ev.kind == "unreadable" or is_unreadable(f)):
                 self.report.unreadable = True
         elif ev.kind == "skipped" and ev.finding is not None:
-            # the child's loc-other-host is reported by the entry rules; say it was not read
+            # the child's loc-other-host / loc-not-absolute is reported by the entry rules
+            if ev.finding.code != "loc-other-host":
+                return
+            # say it was not read
             what = f"index children on other hosts ({doc.source})"
             self.report.skipped[what] = "not fetched (--allow-other-hosts to follow)"
 

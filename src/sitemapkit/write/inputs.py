@@ -34,6 +34,7 @@ import gzip
 import json
 import sys
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Final, cast
@@ -369,7 +370,15 @@ def _csv_error(exc: csv.Error) -> InputError:
 
 
 class JsonlSource(Source):
-    """One JSON object (the whole model) or JSON string (a loc) per line."""
+    """One JSON object (the whole model) or JSON string (a loc) per line.
+
+    ``left_out`` counts the sitemap.js fields that were read and not written
+    (:data:`sitemapkit.write.sitemapjs.RETIRED`), so the caller can say so.
+    """
+
+    def __init__(self, lines: Lines, name: str, on_error: OnError) -> None:
+        super().__init__(lines, name, on_error)
+        self.left_out: Counter[str] = Counter()
 
     def __iter__(self) -> Iterator[Item]:
         for item in self._lines.lines():
@@ -394,10 +403,12 @@ class JsonlSource(Source):
                     yield loc, lastmod
                     continue
             try:
-                entry: Item = value if isinstance(value, str) else entry_from_json(value)
+                left_out: list[str] = []
+                entry: Item = value if isinstance(value, str) else entry_from_json(value, left_out)
             except InputError as exc:
                 self._on_error(number, exc)
                 continue
+            self.left_out.update(left_out)
             yield entry
 
 

@@ -2,6 +2,8 @@
 
 :func:`entry_from_json` refuses unknown keys, because a typo (``lastmodified``)
 would otherwise drop data silently; :func:`entry_to_json` writes what it reads.
+sitemap.js's spelling of an item (``{"url", "img", "video", "links"}``) is read too
+(:mod:`sitemapkit.write.sitemapjs`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from sitemapkit.model import (
     VideoPlatform,
     VideoRestriction,
 )
+from sitemapkit.write.sitemapjs import from_sitemapjs, looks_like_sitemapjs
 
 
 def _str(obj: dict[str, Any], key: str, required: bool = False) -> str | None:
@@ -99,11 +102,17 @@ _VIDEO_KEYS: Final = tuple(Video.__dataclass_fields__)
 _IMAGE_KEYS: Final = tuple(Image.__dataclass_fields__)
 
 
-def entry_from_json(value: object) -> UrlEntry:
-    """A :class:`UrlEntry` from a decoded JSON Lines value; unknown keys are errors."""
+def entry_from_json(value: object, left_out: list[str] | None = None) -> UrlEntry:
+    """A :class:`UrlEntry` from a decoded JSON Lines value; unknown keys are errors.
+
+    A sitemap.js item is read in its own spelling; the fields Google retired that it
+    carried are not written, and their names are appended to ``left_out``.
+    """
     if isinstance(value, str):
         return UrlEntry(value)
     obj = _object(value, "a line")
+    if looks_like_sitemapjs(obj):
+        obj = from_sitemapjs(obj, [] if left_out is None else left_out)
     _only(obj, _ENTRY_KEYS, "entry")
     priority = obj.get("priority")
     if priority is not None and (

@@ -506,14 +506,24 @@ def pairs_of(links: Links) -> tuple[tuple[str, str], ...]:
     return tuple(sorted({(code.lower(), href) for code, href in links}))
 
 
-def urlset_head(namespaces: int) -> str:
+def stylesheet(xsl: str | None) -> str:
+    """The ``<?xml-stylesheet?>`` line that makes browsers show a file through ``xsl``
+    (sitemap.js's ``xslUrl``), or nothing; it comes right after the declaration."""
+    return "" if xsl is None else f'<?xml-stylesheet type="text/xsl" href="{escape(xsl)}"?>\n'
+
+
+def urlset_head(namespaces: int, xsl: str | None = None) -> str:
     """Declaration and ``<urlset>`` start tag declaring only the extensions used."""
     decls = "".join(decl for flag, decl in _NS_DECLS if namespaces & flag)
-    return f'{XML_DECLARATION}<urlset xmlns="{limits.SITEMAP_NS}"{decls}>\n'
+    return f'{XML_DECLARATION}{stylesheet(xsl)}<urlset xmlns="{limits.SITEMAP_NS}"{decls}>\n'
+
+
+def index_head(xsl: str | None = None) -> str:
+    """Declaration and ``<sitemapindex>`` start tag."""
+    return f'{XML_DECLARATION}{stylesheet(xsl)}<sitemapindex xmlns="{limits.SITEMAP_NS}">\n'
 
 
 URLSET_TAIL: Final = "</urlset>\n"
-INDEX_HEAD: Final = f'{XML_DECLARATION}<sitemapindex xmlns="{limits.SITEMAP_NS}">\n'
 INDEX_TAIL: Final = "</sitemapindex>\n"
 
 

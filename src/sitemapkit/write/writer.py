@@ -97,6 +97,9 @@ class WriterOptions:
     fsync: bool = True
     #: Give each index entry the latest lastmod of its part.
     index_lastmod: bool = True
+    #: An XSL stylesheet's URL: every XML file gets an ``<?xml-stylesheet?>`` line for it,
+    #: so a browser shows the files as a page (counted in ``max_bytes`` like the rest).
+    xsl: str | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.max_urls <= limits.MAX_ENTRIES_PER_FILE:
@@ -109,7 +112,9 @@ class WriterOptions:
                 f"max_news {self.max_news} must be 1 to {limits.MAX_NEWS_PER_FILE}",
                 rule="news-too-many",
             )
-        smallest = len(render.urlset_head(15)) + len(render.URLSET_TAIL) + 64
+        if self.xsl is not None and (not self.xsl or render.drop_forbidden(self.xsl)[1]):
+            raise InputError(f"xsl {self.xsl!r} must be a URL without control characters")
+        smallest = len(render.urlset_head(15, self.xsl)) + len(render.URLSET_TAIL) + 64
         if not smallest <= self.max_bytes <= limits.MAX_BYTES_PER_FILE:
             raise InputError(
                 f"max_bytes {self.max_bytes} must be {smallest} to {limits.MAX_BYTES_PER_FILE}",
@@ -263,7 +268,9 @@ class SitemapSetWriter:
         self._text = opts.text
         self._ext = (".txt" if opts.text else ".xml") + (".gz" if opts.gzip else "")
         self._tail_len = 0 if opts.text else len(render.URLSET_TAIL)
-        self._head_lens = [0 if opts.text else len(render.urlset_head(ns)) for ns in range(16)]
+        self._head_lens = [
+            0 if opts.text else len(render.urlset_head(ns, opts.xsl).encode()) for ns in range(16)
+        ]
         self._new_part()
 
     # -- context manager -------------------------------------------------------------
@@ -320,7 +327,7 @@ class SitemapSetWriter:
         self._flush_lines()
         temp = self.out_dir / f".{self.options.basename}.{self._token}.{len(self._closed)}.tmp"
         self._temps.append(temp)
-        head = b"" if self._text else render.urlset_head(self._ns).encode()
+        head = b"" if self._text else render.urlset_head(self._ns, self.options.xsl).encode()
         tail = b"" if self._text else render.URLSET_TAIL.encode()
         size = len(head) + self._body + len(tail)
         chunks, spill = self._chunks, self._spill
@@ -841,7 +848,7 @@ class SitemapSetWriter:
         assert self._dir_url is not None
         gz = self.options.gzip
         root_name = f"{self.options.basename}.xml" + (".gz" if gz else "")
-        lines = [render.INDEX_HEAD]
+        lines = [render.index_head(self.options.xsl)]
         for closed, name in zip(self._closed, names, strict=True):
             lastmod = closed.lastmod if self.options.index_lastmod else None
             lines.append(render.sitemap_entry(self._dir_url + name, lastmod))
