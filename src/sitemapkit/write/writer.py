@@ -796,9 +796,13 @@ class SitemapSetWriter:
             self._settle_hreflang()
         if self.urls == 0:
             self.abort()
+            refused = ""
+            if self.skipped:  # --skip-invalid refused every entry: say which rules did
+                counts = ", ".join(f"{rule}: {n:,}" for rule, n in sorted(self.skipped.items()))
+                refused = f" (every entry was skipped: {counts}; first: {self.skipped_examples[0]})"
             raise EmptySetError(
-                f"nothing written to {self.out_dir}: there is no URL to list, and an empty "
-                "<urlset> fails the sitemaps.org schema (urlset-empty); any set already "
+                f"nothing written to {self.out_dir}: there is no URL to list{refused}, and an "
+                "empty <urlset> fails the sitemaps.org schema (urlset-empty); any set already "
                 "there is left as it was"
             )
         warnings = list(self._warnings)
