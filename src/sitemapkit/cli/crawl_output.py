@@ -193,6 +193,7 @@ def publish_crawl(
         else:
             for record in records:
                 rows.write(record)
+            rows.flush()
     done.inventory_rows = rows.rows
     if tree is not None:
         done.visual_map = _write_map(tree, out_dir, title)

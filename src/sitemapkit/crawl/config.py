@@ -12,9 +12,9 @@ import re
 from dataclasses import asdict, dataclass, fields
 from urllib.parse import urlsplit
 
+from sitemapkit.agent import USER_AGENT
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_DOWNLOAD_BYTES
-from sitemapkit.read.source import USER_AGENT
 
 #: Identifies us to site owners, with a page that says what we are.
 DEFAULT_USER_AGENT = USER_AGENT  # one User-Agent for crawler and reader (read/source.py)
