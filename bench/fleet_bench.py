@@ -108,6 +108,13 @@ def main() -> int:
         action="store_true",
         help="PostgreSQL: print each run's statements per page (pg_stat_statements)",
     )
+    ap.add_argument(
+        "--pg-option",
+        action="append",
+        default=[],
+        help="PostgreSQL: one more postgresql.conf line for the throwaway cluster, e.g. "
+        "'synchronous_commit = off' (to see what the commits' WAL flushes cost)",
+    )
     args = ap.parse_args()
     args.sites = args.sites or (["postgresql-doc-15"] if args.quick else ["openjdk-17-doc"])
     c.ensure_apt("nginx")
@@ -122,7 +129,8 @@ def main() -> int:
     if args.store == "postgresql":
         import pgcluster  # the tests' throwaway cluster: initdb in a temporary folder
 
-        cluster = pgcluster.Cluster(options=statements.OPTIONS if args.statements else ())
+        extra = [*(statements.OPTIONS if args.statements else ()), *args.pg_option]
+        cluster = pgcluster.Cluster(options=extra)  # fsync off, as the tests (and before)
     try:
         text = _measure(args, ports, work, nginx, None if cluster is None else cluster.url)
     finally:
