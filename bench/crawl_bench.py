@@ -41,6 +41,7 @@ import argparse
 import collections
 import gzip
 import html
+import os
 import re
 import shutil
 import statistics
@@ -294,15 +295,19 @@ def scrapy_once(d: Path, url: str, name: str, n: int, scrapy_bin: Path) -> Attem
     return m, list_pages(pages)
 
 
-def ours_once(d: Path, url: str, name: str, workers: int) -> Attempt:
-    od = d / f"ours-w{workers}"
+def ours_once(d: Path, url: str, name: str, workers: int, src: Path | None = None) -> Attempt:
+    """One crawl by this checkout, or (``src``) by another tree run through PYTHONPATH."""
+    tag = "ours" if src is None else "before"
+    od = d / f"{tag}-w{workers}"
     shutil.rmtree(od, ignore_errors=True)
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     m = c.run_measured(
-        f"sitemapkit {name} (--workers {workers})",
+        f"sitemapkit {name} (--workers {workers}{'' if src is None else ', before'})",
         our_crawl_cmd(url, od, workers),
-        stdout=d / f"ours-w{workers}.out",
-        stderr=d / f"ours-w{workers}.err",
+        stdout=d / f"{tag}-w{workers}.out",
+        stderr=d / f"{tag}-w{workers}.err",
         timeout=3600,
+        env=env,
     )
     return m, sitemap_pages(od) if od.exists() else set()
 
@@ -317,6 +322,12 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per crawler (default 3)")
     ap.add_argument("--workers", type=int, nargs="*", default=[1, 2], help="ours: --workers")
     ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument(
+        "--before",
+        metavar="REF",
+        help="also crawl with the tree of this git ref (startup_bench.export_tree), "
+        "alternating with ours run by run",
+    )
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--scrapy", action="store_true", help="also Scrapy (slow: minutes)")
     ap.add_argument(
@@ -341,6 +352,11 @@ def main() -> int:
     ours = not args.skip_ours and c.our_command_available("crawl")
     if ours:
         byte_compile_ours()
+    before_src = None
+    if args.before and ours:
+        import startup_bench
+
+        before_src = startup_bench.export_tree(args.before)
 
     tag = "quick" if args.quick else "full"
     work = c.SCRATCH / f"crawl-out-{tag}"
@@ -373,7 +389,17 @@ def main() -> int:
                     )
             if ours:
                 for w in args.workers:
-                    got[f"ours w={w}"] = median_of(args.repeat, partial(ours_once, d, url, name, w))
+                    if before_src is None:
+                        got[f"ours w={w}"] = median_of(
+                            args.repeat, partial(ours_once, d, url, name, w)
+                        )
+                        continue
+                    pairs = [
+                        (ours_once(d, url, name, w), ours_once(d, url, name, w, before_src))
+                        for _ in range(max(1, args.repeat))
+                    ]
+                    got[f"ours w={w}"] = median_of(len(pairs), iter(p[0] for p in pairs).__next__)
+                    got[f"before w={w}"] = median_of(len(pairs), iter(p[1] for p in pairs).__next__)
                 if args.profile:
                     profiles[name] = _profile(d, url, name)
             per_site[name] = got
@@ -420,6 +446,8 @@ RATIOS = [
     ("openjdk-17-doc", "ours w=1", "pysitemap", None),
     ("openjdk-17-doc", "ours w=2", "ours w=1", 1.7),
     ("openjdk-17-doc", "ours w=2", "wget", None),
+    # --before REF: this checkout against the tree of REF, crawl by crawl
+    *((site, f"ours w={w}", f"before w={w}", None) for site in SITES for w in (1, 2)),
 ]
 
 

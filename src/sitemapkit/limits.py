@@ -77,3 +77,10 @@ MAX_RUN_BYTES: Final = 1_048_576
 MAX_JSONLD_BYTES: Final = 1_000_000
 #: URLs in one IndexNow request (the protocol's limit); more are sent in several requests.
 INDEXNOW_MAX_URLS: Final = 10_000
+#: Bytes of an HTTP response's status line and headers together (the lean client's cap:
+#: a server sending endless headers, or one 1 GB header line, gets ``bad-response``).
+MAX_RESPONSE_HEAD_BYTES: Final = 64 * 1024
+#: Header lines of one HTTP response (trailers of a chunked body count the same).
+MAX_RESPONSE_HEADERS: Final = 256
+#: Bytes of one chunk-size line of a chunked body (with its extensions).
+MAX_CHUNK_LINE_BYTES: Final = 4096

@@ -88,3 +88,19 @@ def trust_loads_deferred() -> Iterator[None]:
                 setattr(cls, name, own[name])
             else:
                 delattr(cls, name)  # inherited from _ssl._SSLContext again
+
+
+_CLIENT: list[ssl.SSLContext] = []
+
+
+def client_context() -> ssl.SSLContext:
+    """The verifying client context of the crawl's HTTP client, one per process.
+
+    :func:`ssl.create_default_context`: the system CA bundle, ``CERT_REQUIRED`` and the
+    hostname check, as aiohttp's default.  Made on the first ``https`` connection, so a
+    plain-http crawl never reads the bundle (0.47 G instructions).
+    """
+    with _LOCK:
+        if not _CLIENT:
+            _CLIENT.append(ssl.create_default_context())
+        return _CLIENT[0]

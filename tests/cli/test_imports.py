@@ -42,6 +42,9 @@ NOT_FOR_A_PLAIN_CRAWL = (
     "psycopg",
     "playwright",
     "lxml",
+    "aiohttp",  # the crawl speaks HTTP through crawl/httpclient.py
+    "yarl",
+    "multidict",
 )
 
 

@@ -2,10 +2,11 @@
 
 aiohttp fills two SSL contexts from the system CA bundle when it is imported (29 %
 of a whole one-page crawl).  The CLI defers those loads to the first handshake
-(:mod:`sitemapkit.lazytrust`).  These tests run the real command in a fresh
-interpreter: a plain-http crawl never reads the bundle, and an https crawl
-verifies certificates exactly as before, against the default verify paths
-(``SSL_CERT_FILE`` is honoured, an unknown CA is refused).
+(:mod:`sitemapkit.lazytrust`) for the commands that use aiohttp; the crawl has its own
+client, whose one context is made on its first https URL (``tls.client_context``).
+These tests run the real command in a fresh interpreter: a plain-http crawl never
+reads the bundle, and an https crawl verifies certificates exactly as before, against
+the default verify paths (``SSL_CERT_FILE`` is honoured, an unknown CA is refused).
 """
 
 from __future__ import annotations
@@ -30,9 +31,14 @@ try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
+crawl_tls = sys.modules.get("sitemapkit.tls")
+crawl_contexts = [] if crawl_tls is None else crawl_tls._CLIENT
+aiohttp_used = "aiohttp" in sys.modules
 from aiohttp import connector
 print(json.dumps({
     "code": code,
+    "aiohttp_used": aiohttp_used,
+    "crawl_context_cas": [c.cert_store_stats()["x509_ca"] for c in crawl_contexts],
     "pending": [c.trust_pending for c in
                 (connector._SSL_CONTEXT_VERIFIED, connector._SSL_CONTEXT_UNVERIFIED)],
     "ssl_restored": "set_default_verify_paths" not in vars(ssl.SSLContext)
@@ -62,6 +68,8 @@ def test_a_plain_http_crawl_never_reads_the_ca_bundle(site: FixtureSite, tmp_pat
     answer = probe([*argv, "--max-pages", "5"])
     assert answer["code"] == 0
     assert answer["pending"] == [True, True]
+    assert answer["aiohttp_used"] is False  # the crawl's own client (crawl/httpclient.py)
+    assert answer["crawl_context_cas"] == []  # its TLS context is made on the first https URL
     assert answer["ssl_restored"] is True
     assert answer["fresh_context_loaded"] is True  # other contexts load as ever
 
@@ -74,7 +82,10 @@ def test_https_is_verified_against_the_default_paths(tmp_path: Path) -> None:
         trusted = probe(argv, env={**os.environ, "SSL_CERT_FILE": str(ca)})
         assert trusted["code"] == 0, trusted["stderr"]
         assert f"<loc>{base}/</loc>" in (tmp_path / "trusted" / "sitemap.xml").read_text()
-        assert trusted["pending"] == [False, True]  # loaded for the handshake, and only it
+        # The crawl's client made its one context for the handshake, from SSL_CERT_FILE;
+        # aiohttp's two contexts (other commands) were never loaded.
+        assert trusted["crawl_context_cas"] == [1]
+        assert trusted["pending"] == [True, True]
 
         argv = ["crawl", base + "/", "-o", str(tmp_path / "unknown"), "--workers", "1"]
         env = {k: v for k, v in os.environ.items() if k not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}

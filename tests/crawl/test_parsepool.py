@@ -150,6 +150,10 @@ async def _crawl_killing(base: str, db: Path, kills: int | None) -> tuple[Crawle
     crawler = Crawler(config, store)
     parser = crawler.parser
     assert isinstance(parser, ProcessParser)
+    await parser.start()  # ready before the crawl, or the small site is parsed in-process
+    async with asyncio.timeout(60):  # a hang guard only
+        while parser.ready < 2:
+            await asyncio.sleep(0.005)
     done = 0
 
     async def killer() -> None:
@@ -234,7 +238,7 @@ def test_the_stored_config_round_trips_workers() -> None:
 
 def _batch(pages: list[tuple[bytes, str]]) -> bytes:
     request = pickle.dumps(
-        (QueryPolicy(), [(b, u, [("content-type", "text/html")]) for b, u in pages])
+        (QueryPolicy(), [(b, u, [("content-type", "text/html")], False) for b, u in pages])
     )
     return FRAME.pack(len(request)) + request
 

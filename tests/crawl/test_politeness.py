@@ -153,6 +153,33 @@ async def test_unreachable_robots_is_asked_again_later(
     assert seen == [500, 200]
 
 
+async def test_concurrency_bounds_requests_over_all_hosts() -> None:
+    """``--concurrency`` counts connections, not pages: the slots of every host share it."""
+    session = make_session(CrawlConfig("http://127.0.0.1/"))
+    polite = Politeness(Fetcher(session, max_body=10), user_agent="x", per_host=3, concurrency=4)
+    active = peak = 0
+    per_host_peak: dict[str, int] = {}
+    per_host_now: dict[str, int] = {}
+
+    async def one(origin: str) -> None:
+        nonlocal active, peak
+        async with polite.slot(origin):
+            active += 1
+            per_host_now[origin] = per_host_now.get(origin, 0) + 1
+            peak = max(peak, active)
+            per_host_peak[origin] = max(per_host_peak.get(origin, 0), per_host_now[origin])
+            await asyncio.sleep(0.01)
+            per_host_now[origin] -= 1
+            active -= 1
+
+    try:
+        await asyncio.gather(*(one(f"http://h{i % 3}") for i in range(30)))
+    finally:
+        await session.close()
+    assert peak == 4
+    assert max(per_host_peak.values()) <= 3
+
+
 async def test_request_rate_spaces_requests(aiohttp_server: ServerFactory) -> None:
     """``Request-rate: 5/1s`` paces the crawl like ``Crawl-delay: 0.2`` (it was read by
     protego and never used)."""

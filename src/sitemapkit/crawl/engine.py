@@ -36,14 +36,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-import aiohttp
-
 from sitemapkit.crawl.config import CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
+from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness
-from sitemapkit.crawl.scripted import looks_scripted
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
@@ -171,7 +169,7 @@ class Crawler:
         config: CrawlConfig,
         store: CrawlStore,
         *,
-        session: aiohttp.ClientSession | None = None,
+        session: HttpClient | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         backoff_base: float = 1.0,
         traps: TrapChecker | None = None,
@@ -196,6 +194,14 @@ class Crawler:
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
+        #: Pages parsed and stored apart from the task that fetched them (``--workers`` N),
+        #: at most ``parser.ahead`` at once; the crawl tasks that handed theirs on.
+        ahead = self.parser.ahead(self.config.concurrency)
+        self._ahead = asyncio.Semaphore(ahead) if ahead > 0 else None
+        self._passed: set[asyncio.Task[None]] = set()
+        self._handed: set[asyncio.Task[Any] | None] = set()
+        #: Fails with the first failure of a page parsed and stored apart (set in run()).
+        self._broken: asyncio.Future[None]
         self._wake = asyncio.Event()
         self._stop_reason: str | None = None
         self._start_id: int | None = None
@@ -323,6 +329,7 @@ class Crawler:
             total_timeout=self.config.read_timeout * 2 + self.config.connect_timeout,
         )
         self._polite = self._politeness(self._fetcher)
+        self._broken = asyncio.get_running_loop().create_future()
         workers: list[asyncio.Task[None]] = []
         ticker: asyncio.Task[None] | None = None
         finished = failed = False
@@ -331,7 +338,7 @@ class Crawler:
             async with deadline:
                 await self.parser.start()
                 if self.config.seed_from_sitemaps:
-                    await self._seed_from_sitemaps(start, session)
+                    await self._seed_from_sitemaps(start)
                 ticker = asyncio.create_task(self._tick())
                 workers = [
                     asyncio.create_task(self._worker()) for _ in range(self.config.concurrency)
@@ -349,12 +356,15 @@ class Crawler:
             failed = True
             raise
         finally:
-            for task in workers:
+            passed = list(self._passed)
+            for task in (*workers, *passed):
                 task.cancel()
             if ticker is not None:
                 ticker.cancel()
             # Collected, not re-raised: the first failure is already on its way up.
-            await asyncio.gather(*workers, *([ticker] if ticker else []), return_exceptions=True)
+            await asyncio.gather(
+                *workers, *passed, *([ticker] if ticker else []), return_exceptions=True
+            )
             if own_session:
                 await session.close()
             if self.renderer is not None:
@@ -371,6 +381,7 @@ class Crawler:
             respect_robots=self.config.respect_robots,
             per_host=self.config.per_host,
             rate=self.config.rate,
+            concurrency=self.config.concurrency,
         )
 
     # -- hooks a fleet worker (crawl/fleet.py) fills in; alone, the crawl needs none --------
@@ -409,7 +420,9 @@ class Crawler:
         """
         drive = asyncio.create_task(self._drive())
         try:
-            done, _ = await asyncio.wait([drive, *helpers], return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                [drive, *helpers, self._broken], return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             if not drive.done():
                 drive.cancel()
@@ -530,16 +543,60 @@ class Crawler:
 
     async def _worker(self) -> None:
         queue = self._queue
+        me = asyncio.current_task()
         while True:
             item = await queue.get()
             self.stats.active += 1
+            handed = False
             try:
                 await self._process(item)
-                self._checkpoint()
+                handed = me in self._handed  # its page went on in a task of its own
+                if not handed:
+                    self._checkpoint()
             finally:
-                self.stats.active -= 1
-                queue.task_done()
-                self._wake.set()
+                self._handed.discard(me)
+                if not handed:
+                    self._done()
+
+    def _done(self) -> None:
+        """A URL taken from the queue is through (fetched, parsed, stored: or failed)."""
+        self.stats.active -= 1
+        self._queue.task_done()
+        self._wake.set()
+
+    async def _pass_on(self, item: Claimed, response: Response) -> None:
+        """Parse and store a fetched page; with parse processes, in a task of its own.
+
+        The task that fetched it goes on to its next URL at once: a crawl task (one of
+        ``--concurrency``) stands for a connection, not for a page, so the pages waiting
+        for a parse process or being parsed (up to :meth:`PageParser.ahead` of them) do
+        not hold back the fetches that keep the parse processes busy.
+        """
+        ahead = self._ahead
+        if ahead is None:
+            await self._page(item, response)
+            return
+        await ahead.acquire()
+        task = asyncio.create_task(self._page_apart(item, response, ahead))
+        self._passed.add(task)
+        task.add_done_callback(self._passed.discard)
+        self._handed.add(asyncio.current_task())  # the page is no longer its to finish
+
+    async def _page_apart(
+        self, item: Claimed, response: Response, ahead: asyncio.Semaphore
+    ) -> None:
+        """:meth:`_page` in its own task; a failure (a store write) ends the crawl."""
+        try:
+            await self._page(item, response)
+            self._checkpoint()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed to the crawl, which raises it
+            if not self._broken.done():
+                self._broken.set_exception(exc)
+        finally:
+            ahead.release()
+            self._done()
 
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
@@ -555,7 +612,7 @@ class Crawler:
                 )
             self.stats.fetched += 1
             if not response.is_redirect:
-                await self._page(current, response)
+                await self._pass_on(current, response)
                 return
             target = normalize(response.location or "", policy=self.spell_policy)
             status = int(response.status or 0)
@@ -709,20 +766,19 @@ class Crawler:
             out.reason = "not-html"
             self._finish(item, out)
             return
+        judge = self._render_later and not response.truncated  # --render auto: a browser yet?
         try:
-            facts = await self.parser.parse(response.body, item.spelling, response.headers)
+            facts, scripted = await self.parser.parse(
+                response.body, item.spelling, response.headers, judge
+            )
         except ParseFailed as exc:
             out.reason, out.detail = "parse-failed", str(exc)
             self._finish(item, out)
             return
         rendered = None
-        if self._render_later and not response.truncated:
-            ctype = next(
-                (v for k, v in response.headers.items() if k.lower() == "content-type"), None
-            )
-            if looks_scripted(response.body, facts, ctype):
-                self._render_later = False
-                self._start_renderer()
+        if scripted and self._render_later:
+            self._render_later = False
+            self._start_renderer()
         if self.renderer is not None and not response.truncated:
             facts, rendered = await self.renderer.crawl_page(
                 item.spelling, response.body, response.headers, facts
@@ -895,7 +951,7 @@ class Crawler:
         if held_to_queue:
             store.requeue(held_to_queue)
 
-    async def _seed_from_sitemaps(self, start: str, session: aiohttp.ClientSession) -> None:
+    async def _seed_from_sitemaps(self, start: str) -> None:
         """Queue the URLs of the site's own sitemaps (found through robots.txt) at depth 1."""
         from sitemapkit.crawl.seed import sitemap_urls
 
@@ -903,7 +959,8 @@ class Crawler:
         await self._polite.robots(origin)
         listed = self._polite.sitemaps.get(origin) or [origin + "/sitemap.xml"]
         batch: list[NewUrl] = []
-        async for url in sitemap_urls(listed, session=session, policy=self.spell_policy):
+        ua = self.config.user_agent
+        async for url in sitemap_urls(listed, user_agent=ua, policy=self.spell_policy):
             decided = self._judge(url, 1)
             if decided is None:
                 batch.append(self._new(url, 1, self._start_id))
@@ -988,7 +1045,7 @@ async def crawl(
     store: CrawlStore,
     *,
     resume: bool = False,
-    session: aiohttp.ClientSession | None = None,
+    session: HttpClient | None = None,
     progress: Callable[[CrawlStats], None] | None = None,
 ) -> CrawlResult:
     """Crawl ``config.start_url`` into ``store`` (or continue the crawl it holds)."""

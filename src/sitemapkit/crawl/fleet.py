@@ -32,11 +32,10 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING
 
-import aiohttp
-
 from sitemapkit.crawl.config import LEASE_TTL, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlStats
 from sitemapkit.crawl.fetch import Fetcher
+from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRules
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits, counter_keys
 from sitemapkit.errors import StoreError
@@ -313,7 +312,7 @@ class FleetCrawler(Crawler):
         *,
         join: bool = False,
         lease: float = LEASE_TTL,
-        session: aiohttp.ClientSession | None = None,
+        session: HttpClient | None = None,
         progress: Callable[[CrawlStats], None] | None = None,
         renderer: Renderer | None = None,
     ) -> None:

@@ -14,6 +14,11 @@ crawl's one event loop keeps the network and the store.  Why this shape:
   the page that kills is found.  A page that kills :data:`MAX_PARSE_ATTEMPTS`
   processes in a row on its own is given up (:class:`ParseFailed`; the engine
   records it as ``parse-failed``), instead of killing processes forever.
+* **Ready when ready**: the processes start with the crawl and import the parser
+  meanwhile; until one says it is ready (an empty frame), pages are parsed in the
+  crawl's own process, as ``--workers 1`` does, so a small site does not wait for
+  two interpreters to start (the PostgreSQL manual's first page was parsed by the
+  pool only after its processes had imported the parser).
 * **Batches**: a page per message cost a wake-up of both processes per page, about
   as much CPU as the parse itself on a busy machine; what waits is sent together.
 * **Nicer than the crawl** (:data:`PARSE_NICENESS`): the one event loop paces the
@@ -25,7 +30,7 @@ crawl's one event loop keeps the network and the store.  Why this shape:
 * **Plain subprocesses** (``python -m sitemapkit.crawl.parseworker``) speaking
   length-prefixed pickles on stdin/stdout: asyncio reads and writes the pipes without
   blocking the loop, and a child imports only the parser, not the CLI.
-* **The same function on both sides**: the pool runs :func:`extract_page` itself, so
+* **The same function on both sides**: the pool runs :func:`~.parseworker.parse_page`, so
   ``--workers N`` gives the same facts, hence the same sitemap, as ``--workers 1``.
 """
 
@@ -41,9 +46,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from sitemapkit.crawl.extract import PageFacts, extract_page
 from sitemapkit.crawl.heap import trim_after
-from sitemapkit.crawl.parseworker import FRAME
+from sitemapkit.crawl.parseworker import FRAME, Parsed, parse_page
 from sitemapkit.crawl.urlnorm import QueryPolicy
 
 #: Processes a page may kill before it is given up as ``parse-failed``.
@@ -51,6 +55,9 @@ MAX_PARSE_ATTEMPTS: Final = 3
 #: Most pages, and most body bytes, sent to a parse process in one message.
 MAX_BATCH: Final = 16
 MAX_BATCH_BYTES: Final = 4 << 20
+#: Pages a parse process keeps the crawl fetching ahead for (:meth:`ProcessParser.ahead`):
+#: one batch being parsed and one waiting to be sent.
+PAGES_AHEAD: Final = 2 * MAX_BATCH
 #: Most parse processes ``--workers`` starts (more rarely pays: the event loop that
 #: fetches and stores is one process, and it becomes the bottleneck).
 MAX_WORKERS: Final = 8
@@ -79,8 +86,17 @@ class ParseFailed(Exception):  # noqa: N818 - an outcome, like the fetch errors
 class PageParser(Protocol):
     """Turns a fetched HTML body into :class:`PageFacts` (see :func:`make_parser`)."""
 
+    def ahead(self, concurrency: int) -> int:
+        """Pages beyond ``concurrency`` the crawl keeps in flight for this parser."""
+        ...
+
     async def start(self) -> None: ...
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts: ...
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
+        """The page's :class:`Parsed` facts (``judge_scripts``: and its scripts' verdict)."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -90,13 +106,19 @@ class InlineParser:
     def __init__(self, policy: QueryPolicy) -> None:
         self.policy = policy
 
+    def ahead(self, concurrency: int) -> int:
+        """None: a page is parsed by the task that fetched it, at once."""
+        return 0
+
     async def start(self) -> None:
         return None
 
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
-        facts = extract_page(body, url=url, headers=headers, policy=self.policy)
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
+        parsed = parse_page(body, url, headers, self.policy, judge_scripts)
         trim_after(len(body))
-        return facts
+        return parsed
 
     async def close(self) -> None:
         return None
@@ -109,7 +131,8 @@ class _Page:
     body: bytes
     url: str
     headers: list[tuple[str, str]]
-    done: asyncio.Future[PageFacts]
+    judge: bool
+    done: asyncio.Future[Parsed]
     #: Parse processes that died while holding this page alone.
     attempts: int = 0
     #: Sent on its own: it was in a batch whose process died.
@@ -146,8 +169,23 @@ class ProcessParser:
         self.batches = 0
         #: Every parse process started, replacements included (pids).
         self.started: list[int] = []
+        #: Parse processes that said they are ready (imports done) and are alive.
+        self.ready = 0
+        #: Pages parsed in the crawl's own process while no parse process was ready.
+        self.inline = 0
+
+    def ahead(self, concurrency: int) -> int:
+        """:data:`PAGES_AHEAD` a parse process, so each has a batch in hand and one waiting.
+
+        ``--concurrency 1`` takes one page at a time from fetch to store, as ``--workers 1``
+        does: its crawls list pages in one reproducible order whatever the parse costs.
+        """
+        return 0 if concurrency <= 1 else PAGES_AHEAD * self.size
 
     async def start(self) -> None:
+        """Start the parse processes (once); pages are parsed here until one is ready."""
+        if self._drivers:
+            return
         procs = [await self._spawn() for _ in range(self.size)]
         self._drivers = [asyncio.create_task(self._drive(proc)) for proc in procs]
 
@@ -170,9 +208,16 @@ class ProcessParser:
         """``pid -> URLs`` of the pages each parse process holds now (tests, progress)."""
         return {pid: tuple(p.url for p in pages) for pid, pages in self._holding.items() if pages}
 
-    async def parse(self, body: bytes, url: str, headers: Mapping[str, str]) -> PageFacts:
+    async def parse(
+        self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
+    ) -> Parsed:
+        if not self.ready:  # the processes are still starting: do not wait for them
+            self.inline += 1
+            parsed = parse_page(body, url, headers, self.policy, judge_scripts)
+            trim_after(len(body))
+            return parsed
         wire = [(k, v) for k, v in headers.items() if k.lower() in PARSE_HEADERS]
-        page = _Page(body, url, wire, asyncio.get_running_loop().create_future())
+        page = _Page(body, url, wire, judge_scripts, asyncio.get_running_loop().create_future())
         self._waiting.append(page)
         self._ready.set()
         return await page.done
@@ -201,7 +246,32 @@ class ProcessParser:
         return batch
 
     async def _drive(self, proc: asyncio.subprocess.Process) -> None:
-        """Feed one process batch after batch; replace it when it dies."""
+        """Feed one process batch after batch once it is ready; replace it when it dies."""
+        while True:
+            if not await self._handshake(proc):
+                await self._bury(proc)  # died while starting: no page was lost
+                proc = await self._spawn()
+                self.replaced += 1
+                continue
+            self.ready += 1
+            try:
+                await self._feed(proc)
+            finally:
+                self.ready -= 1
+            proc = await self._spawn()  # the process died: a new one takes its place
+
+    async def _handshake(self, proc: asyncio.subprocess.Process) -> bool:
+        """Wait for the process's ready frame (empty); False if it ended first."""
+        assert proc.stdout is not None
+        try:
+            head = await proc.stdout.readexactly(FRAME.size)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            return False
+        size: int = FRAME.unpack(head)[0]
+        return size == 0
+
+    async def _feed(self, proc: asyncio.subprocess.Process) -> None:
+        """Batch after batch to one ready process, until it dies (then its pages go back)."""
         while True:
             batch = await self._take()
             self._holding[proc.pid] = batch
@@ -211,9 +281,8 @@ class ProcessParser:
                 self._holding.pop(proc.pid, None)
                 await self._bury(proc)
                 self._died(batch)
-                proc = await self._spawn()
                 self.replaced += 1
-                continue
+                return
             except asyncio.CancelledError:
                 for page in batch:  # the crawl ends: nobody waits any more
                     page.done.cancel()
@@ -224,8 +293,7 @@ class ProcessParser:
                 for page in batch:
                     if not page.done.done():
                         page.done.set_exception(exc)
-                proc = await self._spawn()
-                continue
+                return
             self._holding[proc.pid] = []
             self.batches += 1
             for page, (kind, value) in zip(batch, answers, strict=True):
@@ -233,7 +301,7 @@ class ProcessParser:
                     continue
                 if kind == "ok":
                     self.parsed += 1
-                    page.done.set_result(value)
+                    page.done.set_result(Parsed(*value))
                 else:
                     page.done.set_exception(RuntimeError(f"parse failed on {page.url}: {value}"))
 
@@ -260,7 +328,8 @@ class ProcessParser:
         assert stdin is not None  # both are PIPEs
         assert stdout is not None
         request = pickle.dumps(
-            (self.policy, [(p.body, p.url, p.headers) for p in batch]), pickle.HIGHEST_PROTOCOL
+            (self.policy, [(p.body, p.url, p.headers, p.judge) for p in batch]),
+            pickle.HIGHEST_PROTOCOL,
         )
         try:
             stdin.write(FRAME.pack(len(request)))

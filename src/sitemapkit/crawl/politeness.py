@@ -7,11 +7,17 @@ awaits (so it is fetched exactly once, while the others wait), a semaphore for
 the per-host concurrency, and the next moment a request may start (the rate
 and ``Crawl-delay``).  The number of origins of one crawl is small, so this
 state is the only per-host memory the crawl keeps.
+
+A slot is a *connection*, not a page: the engine holds one only while it fetches
+(``--concurrency`` bounds them all, ``--per-host`` each origin's), so pages that wait
+for a parse process or for the store hold none, and more pages than connections can
+be in flight without the server ever seeing more than ``--per-host`` at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
@@ -67,6 +73,7 @@ class Politeness:
         respect_robots: bool = True,
         per_host: int = 8,
         rate: float | None = None,
+        concurrency: int | None = None,
     ) -> None:
         self.fetcher = fetcher
         self.user_agent = user_agent
@@ -74,6 +81,8 @@ class Politeness:
         self.respect_robots = respect_robots
         self.per_host = per_host
         self.interval = 0.0 if not rate else 1.0 / rate
+        #: Requests in flight over all origins (``--concurrency``; None: no bound here).
+        self._requests = None if concurrency is None else asyncio.Semaphore(concurrency)
         self._origins: dict[str, _Origin] = {}
         #: Sitemaps each origin's robots.txt lists (for ``--seed-from-sitemaps``).
         self.sitemaps: dict[str, list[str]] = {}
@@ -165,9 +174,14 @@ class Politeness:
 
     @asynccontextmanager
     async def slot(self, origin: str) -> AsyncIterator[None]:
-        """Hold one of the origin's connections, starting no earlier than its pace allows."""
+        """Hold one of the origin's connections, starting no earlier than its pace allows.
+
+        The origin's slot first, then one of the crawl's: a page waiting for a busy host
+        holds none of the connections other hosts could use.  The pace comes last, so it
+        measures when requests really start.
+        """
         state = self._origin(origin)
-        async with state.sem:
+        async with state.sem, self._requests or contextlib.nullcontext():
             if state.delay > 0:
                 loop = asyncio.get_running_loop()
                 async with state.pace:

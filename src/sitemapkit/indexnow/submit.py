@@ -19,12 +19,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import aiohttp
-from yarl import URL
-
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.crawl.fetch import Fetcher, connect_problem, make_session, one_line
+from sitemapkit.crawl.fetch import Fetcher, make_session, one_line
 from sitemapkit.crawl.fetch import retry_after_seconds as _retry_after
+from sitemapkit.crawl.httpclient import ConnectError, HttpClient, HttpError
 from sitemapkit.indexnow.keyfile import key_file_problem
 from sitemapkit.indexnow.protocol import (
     CONTENT_TYPE,
@@ -97,7 +95,7 @@ def key_location_for(batch: Batch, settings: Settings) -> str:
 class Submitter:
     """Sends batches on one session: the key checks (cached per location) and the POSTs."""
 
-    def __init__(self, session: aiohttp.ClientSession, settings: Settings) -> None:
+    def __init__(self, session: HttpClient, settings: Settings) -> None:
         self.session = session
         self.settings = settings
         self.fetcher = Fetcher(session, max_body=1024, retries=2, backoff_base=0.5)
@@ -134,26 +132,24 @@ class Submitter:
 
     async def _post_once(self, data: bytes) -> tuple[int | None, str, float | None]:
         """``(status, detail, Retry-After seconds)`` of one POST (status None: no answer)."""
-        endpoint = URL(self.settings.endpoint, encoded=True)
+        endpoint = self.settings.endpoint
         headers = {"Content-Type": CONTENT_TYPE}
         try:
             async with asyncio.timeout(60):
-                async with self.session.post(
-                    endpoint, data=data, headers=headers, allow_redirects=False
-                ) as resp:
-                    text = (await resp.content.read(4096)).decode("utf-8", "replace")
-                    wait = _retry_after(resp.headers.get("Retry-After"))
-                    status = resp.status
+                resp = await self.session.send("POST", endpoint, headers, data)
+                try:
+                    raw, _cut = await resp.read(4096, keep_cut=True)
+                finally:
+                    resp.close()
+                text = raw.decode("utf-8", "replace")
+                wait = _retry_after(resp.headers.get("Retry-After"))
+                status = resp.status
         except TimeoutError:
-            return None, f"{self.settings.endpoint}: timed out", None
-        except aiohttp.ClientConnectorError as exc:
-            return None, f"{self.settings.endpoint}: {connect_problem(exc)}", None
-        except (aiohttp.ClientError, OSError) as exc:
-            return (
-                None,
-                f"{self.settings.endpoint}: {one_line(str(exc)) or type(exc).__name__}",
-                None,
-            )
+            return None, f"{endpoint}: timed out", None
+        except ConnectError as exc:
+            return None, f"{endpoint}: {exc}", None
+        except (HttpError, OSError, ValueError) as exc:
+            return None, f"{endpoint}: {one_line(str(exc)) or type(exc).__name__}", None
         detail = f"{status} {meaning(status)}"
         quoted = one_line(text)[:_QUOTE]
         if quoted and not accepted(status):
