@@ -41,7 +41,13 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
 from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_text
-from sitemapkit.crawl.urlnorm import QueryPolicy, link_resolver, normalize, resolve
+from sitemapkit.crawl.urlnorm import (
+    QueryPolicy,
+    link_resolver,
+    normalize,
+    query_in_encoding,
+    resolve,
+)
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_IMAGES_PER_URL, MAX_JSONLD_BYTES
 from sitemapkit.model import Alternate
@@ -622,6 +628,17 @@ def _meta(attrs: dict[str, str | None], found: _Found) -> None:
         found.meta_refresh = _refresh_target(content)
 
 
+def _in_encoding(
+    resolve_href: Callable[[str], str | None], encoding: str
+) -> Callable[[str], str | None]:
+    """``resolve_href`` for the links of a page that is not UTF-8 (see query_in_encoding)."""
+
+    def resolve_in(href: str) -> str | None:
+        return resolve_href(href if href.isascii() else query_in_encoding(href, encoding))
+
+    return resolve_in
+
+
 def extract_page(
     body: bytes,
     *,
@@ -663,6 +680,8 @@ def extract_page(
     base_url = res(base_href, page_norm) if base_href else None
     # ``res(href, base_url or page_norm)``, remembering the site's links across pages.
     resolve_href = link_resolver(qp).for_base(base_url or page_norm)
+    if not encoding.startswith("utf"):  # WHATWG: the query in the page's encoding
+        resolve_href = _in_encoding(resolve_href, encoding)
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}
