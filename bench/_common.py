@@ -219,6 +219,13 @@ def run_measured(
         cpu_s=rusage.ru_utime + rusage.ru_stime if rusage else 0.0,
         tree_cpu_s=sum(cpu_seen.values()),
     )
+    # CPU seconds of each process (the one started first, then the others, most first):
+    # with parse processes, which one bounds the run.
+    others = sorted((v for pid, v in cpu_seen.items() if pid != proc.pid and v > 0), reverse=True)
+    m.extra["process_cpu_s"] = [
+        round(cpu_seen.get(proc.pid, 0.0), 2),
+        *(round(v, 2) for v in others),
+    ]
     log(
         f"  -> {wall:.2f} s, {m.cpu_s:.2f} s CPU ({m.tree_cpu_s:.2f} s polled over the tree), "
         f"peak {m.peak_mb:.1f} MB, exit {m.returncode}"

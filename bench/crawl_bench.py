@@ -495,6 +495,15 @@ def report(
         if target:
             verdicts.append(r >= target)
     for site, got in per_site.items():
+        for who, (m, _pages) in got.items():
+            procs = m.extra.get("process_cpu_s")
+            if who.startswith(("ours", "before")) and isinstance(procs, list) and m.wall_s:
+                rest = " + ".join(f"{v:.2f}" for v in procs[1:]) or "none"
+                lines.append(
+                    f"  {site} {who}: {m.cpu_s / m.wall_s:.2f} cores used (CPU s / wall s); "
+                    f"CPU s of the crawl process {procs[0]:.2f}, of its parse processes {rest}"
+                )
+    for site, got in per_site.items():
         lines.append(f"{site}: {loads.get(site, '')} after its runs")
         for who in got:
             if who.startswith("ours") and "wget" in got:

@@ -14,6 +14,11 @@ same interpreter and packages through ``PYTHONPATH``: before and after in one ru
 ``pip install`` does.  Then one run of each tree under ``crawl_phases.py`` splits its CPU:
 interpreter start-up, imports + CLI, store open, crawl loop, publish, the rest.
 
+Then the other commands users time, on small inputs, each tree alternating run by run
+(medians of ``--repeat``): ``--version``, ``build`` of a one-URL list, ``validate`` and
+``urls`` of the one-page crawl's sitemap, ``visualize`` of its crawl store: their start-up
+and exit, which every run of them pays.
+
 CPU seconds (user + system from ``wait4``) say more than wall time on a shared machine;
 both are printed.  ``--workers 1``: the phases are counted in one process.
 """
@@ -81,6 +86,41 @@ def wget(url: str, work: Path, name: str) -> c.Measurement:
     return cb.wget_once(work, url, name)[0]
 
 
+def other_commands(work: Path) -> dict[str, list[str]]:
+    """The other timed commands' arguments, on inputs made from the one-page crawl."""
+    crawled = work / "commands-in"
+    urls = work / "urls.txt"
+    urls.write_text("https://example.com/\n")
+    out = work / "commands-out"
+    return {
+        "--version": ["--version"],
+        "build urls.txt": ["build", str(urls), "-o", str(out / "build")],
+        "validate sitemap.xml": ["validate", str(crawled / "sitemap.xml")],
+        "urls sitemap.xml": ["urls", str(crawled / "sitemap.xml")],
+        "visualize crawl.sqlite": [
+            "visualize", str(crawled / "crawl.sqlite"), "-o", str(out / "map.html")
+        ],
+    }  # fmt: skip
+
+
+def time_commands(
+    trees: dict[str, Path], work: Path, url: str, repeat: int
+) -> dict[str, dict[str, list[c.Measurement]]]:
+    """Each command of :func:`other_commands`, every tree in turn, ``repeat`` times."""
+    shutil.rmtree(work / "commands-in", ignore_errors=True)
+    ours(c.REPO / "src", url, work / "commands-in", "one-page crawl for the other commands")
+    python = str(c.our_cli().parent / "python")
+    found: dict[str, dict[str, list[c.Measurement]]] = {}
+    for name, args in other_commands(work).items():
+        found[name] = {who: [] for who in trees}
+        for _ in range(repeat):
+            for who, src in trees.items():
+                env = {**os.environ, "PYTHONPATH": str(src)}
+                cmd = [python, "-m", "sitemapkit", *args]
+                found[name][who].append(c.run_measured(f"{who} {name}", cmd, env=env))
+    return found
+
+
 def medians(runs: list[c.Measurement]) -> tuple[float, float]:
     return statistics.median(m.wall_s for m in runs), statistics.median(m.cpu_s for m in runs)
 
@@ -129,9 +169,13 @@ def main() -> int:
                 seen["exit"] += max(0.0, m.cpu_s - seen.pop("seen"))
                 seen["whole process"] = m.cpu_s
                 phases[name][who] = seen
+        one_page = f"http://127.0.0.1:{ports['one-page']}/"
+        commands = time_commands(trees, work, one_page, repeat)
     text = report(results, phases, list(trees), load_start, repeat)
+    text += "\n\n" + commands_report(commands, list(trees))
     print(text)
     runs = {s: {w: [m.as_dict() for m in ms] for w, ms in r.items()} for s, r in results.items()}
+    runs |= {n: {w: [m.as_dict() for m in ms] for w, ms in r.items()} for n, r in commands.items()}
     c.save_results(
         "startup_bench" + ("_quick" if args.quick else ""), {"runs": runs, "phases": phases}, text
     )
@@ -158,6 +202,16 @@ def report(
         out.append(c.table(["CPU s (one run each)", *trees], prow, f"{name}: where the CPU went"))
     out.append(c.machine_note())
     return "\n\n".join(out)
+
+
+def commands_report(commands: dict[str, dict[str, list[c.Measurement]]], trees: list[str]) -> str:
+    rows = []
+    for name, runs in commands.items():
+        cpu = [medians(runs[who])[1] for who in trees]
+        codes = sorted({m.returncode for who in trees for m in runs[who]})
+        rows.append([name, *(f"{x:.3f}" for x in cpu), ", ".join(map(str, codes))])
+    heads = ["median CPU s", *trees, "exit codes"]
+    return c.table(heads, rows, "other commands (small inputs): start-up and exit")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import (
+    EmptySetError,
     EntryError,
     FetchError,
     InputError,
@@ -116,6 +117,7 @@ __all__ = [
     "CrawlStats",
     "CrawlStore",
     "Crawler",
+    "EmptySetError",
     "EntryError",
     "FetchError",
     "Finding",

@@ -69,6 +69,14 @@ class LimitError(SitemapkitError):
         self.limit = limit
 
 
+class EmptySetError(LimitError):
+    """Nothing to list: no sitemap is published, because an empty ``<urlset>`` fails the
+    sitemaps.org schema (``url`` has ``minOccurs="1"``; RULES.md ``urlset-empty``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, limit="urlset-empty")
+
+
 class PublishError(SitemapkitError, OSError):
     """Writing or renaming the output set failed; nothing half-written is left in place."""
 

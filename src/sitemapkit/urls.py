@@ -12,6 +12,7 @@ Crawl-time normalisation (query handling, dedup keys) lives in
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,8 +34,41 @@ PLAIN_CLASS: Final = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
 ESCAPED_EXTRA: Final = r"%#\[\]"
 #: A ``%`` that does not start a valid ``%XX``.
 BAD_ESCAPE_PATTERN: Final = r"%(?![0-9A-Fa-f]{2})"
-#: A lower-case ASCII host name (what the fast paths take without IDNA).
-PLAIN_HOST: Final = r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?"
+#: Characters of a host name's label once it is ASCII: letters, digits, ``-`` and ``_``
+#: (DNS records and browsers take ``_``: ``my_shop.example.com`` is reached).  ``%``, other
+#: sub-delims and spaces are refused: no resolver finds such a name, and the crawler never did.
+_LABEL_CHARS: Final = "A-Za-z0-9_-"
+#: Longest label (RFC 1035) and longest name without its final dot (RFC 1035, 253 written).
+MAX_HOST_LABEL: Final = 63
+MAX_HOST_NAME: Final = 253
+
+
+def host_name_pattern(*, chars: str = _LABEL_CHARS, final_dot: bool, a_labels: bool) -> str:
+    """The regex of a valid host *name*: the ONE definition, in the shapes its users need.
+
+    Labels of 1 to :data:`MAX_HOST_LABEL` ``chars`` joined by single dots (no empty label:
+    ``.example.com``, ``a..b``), at most :data:`MAX_HOST_NAME` characters before an optional
+    final dot (``example.com.`` is a fully qualified name).  ``a_labels=False`` leaves out
+    labels starting ``xn--``, whose punycode a pattern cannot check (:func:`valid_host` can).
+    """
+    # Possessive: a label never gives characters back (the strict lane's speed depends on it)
+    label = rf"[{chars}]{{1,{MAX_HOST_LABEL}}}+"
+    if not a_labels:
+        label = r"(?![Xx][Nn]--)" + label
+    # 254 characters ending in a label character: too long (a final dot may be the 254th)
+    too_long = rf"(?![{chars}][.{chars}]{{{MAX_HOST_NAME - 1}}}[{chars}])"
+    return too_long + label + rf"(?:\.{label})*+" + (r"\.?+" if final_dot else "")
+
+
+#: Any valid ASCII host name, either case, final dot allowed (the loc rule's).
+HOST_NAME: Final = host_name_pattern(final_dot=True, a_labels=True)
+#: A lower-case ASCII host name without A-labels or a final dot: what the fast paths take
+#: as it is, without IDNA (every one is :func:`valid_host`).
+PLAIN_HOST: Final = host_name_pattern(chars="a-z0-9_-", final_dot=False, a_labels=False)
+#: A port: empty (RFC 3986 and browsers take ``host:``) or a number up to 65535.
+PORT: Final = r"(?:[0-9]{0,4}|[0-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
+_HOST_NAME_RE: Final = re.compile(HOST_NAME)
+_PORT_RE: Final = re.compile(PORT)
 
 _SAFE = frozenset(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?"
@@ -71,26 +105,68 @@ def _quote(part: str) -> str:
 
 
 def _host_to_ascii(host: str, original: str) -> str:
-    host = host.rstrip(".").lower() if host.endswith(".") and host != "." else host.lower()
-    if host.isascii():
-        if not host or any(c in host for c in ' <>"{}|\\^`%/'):
-            raise InputError(
-                f'"{original}" has an invalid host "{host}"',
-                rule="loc-not-absolute",
-                value=original,
-            )
-        return host
-    try:
-        return idna.encode(host, uts46=True).decode("ascii")
-    except idna.IDNAError as exc:
-        fallback = idna2003(host)
-        if fallback is not None:
-            return fallback
+    ascii_host = host_to_ascii(host)
+    if ascii_host is None:
         raise InputError(
-            f'"{original}" has a host that is not a valid IDN: {exc}',
+            f'"{original}" has an invalid host "{host}" (empty or over-long label, a character '
+            "no host name holds, or a name IDNA cannot convert)",
             rule="loc-not-absolute",
             value=original,
-        ) from exc
+        )
+    return ascii_host
+
+
+def host_to_ascii(host: str) -> str | None:
+    """``host`` as the writer and the crawler spell it, or ``None`` when it is no host.
+
+    Lower case, one final dot dropped (``example.com.`` is ``example.com``), a Unicode
+    name through IDNA (UTS 46, then IDNA 2003 for symbol names), then :func:`valid_host`.
+    """
+    host = host.lower()
+    if host.endswith(".") and not host.endswith(".."):
+        host = host[:-1]
+    if not host.isascii():
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            fallback = idna2003(host)
+            if fallback is None:
+                return None
+            host = fallback
+    return host if valid_host(host) else None
+
+
+def valid_host(host: str) -> bool:
+    """True for a host every part of sitemapkit takes: the one rule, everything calls it.
+
+    ``host`` is ASCII (after IDNA; a non-ASCII name is no host yet): a name of
+    :func:`host_name_pattern` whose ``xn--`` labels decode (IDNA 2008, or 2003 for the
+    symbol names browsers still reach), or a bracketed IPv6 literal (no zone id: it
+    names an interface of one machine, never a page).
+    """
+    if host.startswith("["):
+        inner = host[1:-1]
+        if not host.endswith("]") or "%" in inner or not inner:
+            return False
+        try:
+            ipaddress.IPv6Address(inner)
+        except ValueError:
+            return False
+        return True
+    if _HOST_NAME_RE.fullmatch(host) is None:
+        return False
+    if "xn--" in host.lower():
+        name = host.rstrip(".").lower()
+        try:
+            idna.decode(name)
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return idna2003(name) is not None
+    return True
+
+
+def valid_port(text: str) -> bool:
+    """True for the digits after a host's ``:`` that name a port: none, or 0 to 65535."""
+    return _PORT_RE.fullmatch(text) is not None
 
 
 def idna2003(host: str) -> str | None:
@@ -128,8 +204,8 @@ def iri_to_uri(iri: str) -> str:
             f'"{iri}" is not an absolute http(s) URL', rule="loc-not-absolute", value=iri
         )
     host = parts.hostname
-    # An IPv6 literal keeps its brackets; a name becomes IDNA ASCII.
-    netloc = f"[{host.lower()}]" if ":" in host else _host_to_ascii(host, iri)
+    # An IPv6 literal keeps its brackets; a name becomes IDNA ASCII; both must be hosts.
+    netloc = _host_to_ascii(f"[{host}]" if ":" in host else host, iri)
     if parts.username is not None or parts.password is not None:
         userinfo = _quote(parts.username or "")
         if parts.password is not None:

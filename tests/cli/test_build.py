@@ -254,3 +254,60 @@ def test_batched_path_names_the_line_of_each_dropped_annotation(tmp_path: Path) 
     assert code == 0, err
     assert "5,000 URLs" in out
     assert f"lastmod-invalid: {src}:4001: {BASE}bad: lastmod" in out
+
+
+def test_an_input_without_urls_writes_nothing_and_says_so(tmp_path: Path) -> None:
+    """An empty file, a comment-only list, a CSV header alone: no URL to list.  An empty
+    ``<urlset>`` fails the sitemaps.org XSD, so nothing is published: exit 1, one line."""
+    for name, text in (("empty.txt", ""), ("comments.txt", "# none yet\n\n"), ("h.csv", "loc\n")):
+        src = tmp_path / name
+        src.write_text(text)
+        out_dir = tmp_path / f"out-{name}"
+        code, out, err = run(str(src), "-o", str(out_dir))
+        assert code == 1, (name, out, err)
+        assert out == ""
+        lines = err.splitlines()
+        assert len(lines) == 1
+        assert lines[0].startswith("sitemapkit build: nothing written to ")
+        assert "urlset-empty" in lines[0]
+        assert not list(out_dir.glob("sitemap*"))
+
+
+def test_a_gzip_compressed_input_is_read_as_its_text(tmp_path: Path) -> None:
+    """``build urls.txt.gz`` reported every line "not UTF-8": the input is now known by its
+    gzip magic bytes (file or stdin, whatever its name) and read decompressed; one that
+    does not decompress is one line and exit 2, nothing written."""
+    import gzip
+
+    text = "".join(f"{BASE}p{i}\n" for i in range(2_000))
+    (tmp_path / "urls.txt").write_text(text)
+    packed = gzip.compress(text.encode())
+    (tmp_path / "urls.txt.gz").write_bytes(packed)
+    (tmp_path / "urls.data").write_bytes(packed)
+    assert run(str(tmp_path / "urls.txt"), "-o", str(tmp_path / "plain"))[0] == 0
+    expected = (tmp_path / "plain" / "sitemap.xml").read_bytes()
+    for name in ("urls.txt.gz", "urls.data"):
+        code, _, err = run(str(tmp_path / name), "-o", str(tmp_path / f"o-{name}"))
+        assert code == 0, err
+        assert (tmp_path / f"o-{name}" / "sitemap.xml").read_bytes() == expected
+    (tmp_path / "cut.txt.gz").write_bytes(packed[: len(packed) // 2])
+    code, _, err = run(str(tmp_path / "cut.txt.gz"), "-o", str(tmp_path / "o-cut"))
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"sitemapkit build: {tmp_path / 'cut.txt.gz'}: does not decompress as gzip "
+        "(Compressed file ended before the end-of-stream marker was reached)"
+    ]
+    assert not (tmp_path / "o-cut" / "sitemap.xml").exists()
+
+
+def test_gzip_on_stdin(tmp_path: Path) -> None:
+    import gzip
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", "build", "-", "-o", str(tmp_path / "o")],
+        input=gzip.compress(f"{BASE}a\n{BASE}b\n".encode()),
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert b"2 URLs" in proc.stdout

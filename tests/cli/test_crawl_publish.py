@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from crawl.fixture_site import FixtureSite
+import pytest
+from aiohttp import web
+
+from crawl.fixture_site import FixtureSite, serve_handler
 from sitemapkit.cli import main
 from sitemapkit.cli.inventory import COLUMNS, record_row
 from sitemapkit.model import PageRecord
@@ -48,3 +51,27 @@ def test_crawl_without_one_of_them(site: FixtureSite, tmp_path: Path) -> None:
 def test_a_row_is_written_in_the_column_order() -> None:
     """CSV rows are ``record_row``'s values in order: its keys are the header."""
     assert tuple(record_row(PageRecord("http://a/", status=200))) == COLUMNS
+
+
+def test_a_crawl_with_no_indexable_page_publishes_no_sitemap(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every page ``noindex``: an empty ``<urlset>`` would fail the sitemaps.org XSD, so the
+    crawl publishes no sitemap, exits 1 and says why and where to look; the store is kept."""
+
+    async def handle(request: web.Request) -> web.Response:
+        body = '<meta name="robots" content="noindex"><a href="/b">b</a><a href="/c">c</a>'
+        return web.Response(text=f"<html><head>{body}</head></html>", content_type="text/html")
+
+    out = tmp_path / "out"
+    with serve_handler(handle) as port:
+        code = main(["crawl", f"http://127.0.0.1:{port}/", "-o", str(out), "--render", "never"])
+    captured = capsys.readouterr()
+    assert code == 1
+    errors = captured.err.strip().splitlines()
+    assert errors[-1].startswith(f"sitemapkit: error: nothing written to {out}")
+    assert "urlset-empty" in errors[-1]
+    assert "sitemapkit inventory" in errors[-1]
+    assert not list(out.glob("sitemap*"))
+    assert main(["inventory", str(out / "crawl.sqlite"), "-o", str(tmp_path / "i.csv")]) == 0
+    assert (tmp_path / "i.csv").read_text().count("noindex") == 3

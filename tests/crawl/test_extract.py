@@ -529,8 +529,14 @@ def test_page_facts_pickle_by_value() -> None:
     facts = extract_page(body, url="http://example.test/p", headers={"Content-Type": "text/html"})
     assert len(facts.links) == 2
     assert facts.alternates
-    assert pickle.loads(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)) == facts
+    back = pickle.loads(pickle.dumps(facts, pickle.HIGHEST_PROTOCOL))
+    assert back == facts
     assert pickle.loads(pickle.dumps(facts.links[0])) == facts.links[0]
+    # The links cross as plain tuples (cheap to pickle) and come back as Links.
+    assert [type(link) for link in back.links] == [Link, Link]
+    assert back.links[0].url == "http://example.test/a"
+    assert back.links[0].nofollow
+    assert b"Link" not in pickle.dumps(facts, pickle.HIGHEST_PROTOCOL)
 
 
 @pytest.mark.parametrize(

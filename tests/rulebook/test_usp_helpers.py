@@ -57,12 +57,6 @@ def test_raw_non_ascii_is_an_url_but_not_a_loc(url: str) -> None:
     assert [code for code, _ in loc_problems(url)] == ["loc-not-escaped"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: the crawler refuses a host with an empty label (crawl/urlnorm.py) but "
-    "the loc rule (rulebook.loc.ABSOLUTE, and the reader's fast lane read/lanes._ABS_URL that "
-    "must stay a subset of it) still accepts one",
-)
 def test_a_host_with_an_empty_label_is_no_url() -> None:
     assert [code for code, _ in loc_problems("http://.xn--iaur-yva35b.lt")] == ["loc-not-absolute"]
 

@@ -275,10 +275,19 @@ def test_what_sitemapjs_refuses_is_refused(tmp_path: Path, item: dict[str, Any],
     assert code == 1
     assert "nothing was written" in err
     assert not (folder / "sitemap.xml").exists()
-    code, out, err, _ = build(tmp_path, [item], "--skip-invalid", "--format", "json")
+    # with a good page beside it: a set of nothing but refused entries is not written at
+    # all (an empty <urlset> fails the XSD), and says which rule refused them
+    kept = {"url": f"{BASE}kept"}
+    code, out, err, _ = build(tmp_path, [item, kept], "--skip-invalid", "--format", "json")
     assert code == 0, err
     summary = json.loads(out)
     assert rule in summary["skipped"] or rule in summary["annotations_dropped"], summary
+    if rule in summary["skipped"]:
+        before = (tmp_path / "out" / "sitemap.xml").read_bytes()
+        code, _out, err, folder = build(tmp_path, [item], "--skip-invalid")
+        assert code == 1
+        assert f"every entry was skipped: {rule}: 1" in err
+        assert (folder / "sitemap.xml").read_bytes() == before  # the set there is kept
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from sitemapdata.xmlread import SM, locs, no_temporaries, read_xml
 from sitemapkit import limits
-from sitemapkit.errors import EntryError, InputError, LimitError
+from sitemapkit.errors import EmptySetError, EntryError, InputError, LimitError
 from sitemapkit.fingerprints import MIN_BITS
 from sitemapkit.model import Alternate, Image, News, UrlEntry, Video
 from sitemapkit.validate.validator import validate
@@ -520,11 +520,24 @@ def test_smaller_run_removes_stale_parts(tmp_path: Path, check_set: CheckSet) ->
     assert read_xml(result.root).tag == f"{SM}urlset"
 
 
-def test_empty_input_writes_an_empty_urlset_with_a_warning(tmp_path: Path) -> None:
-    result = write_sitemaps([], tmp_path, WriterOptions())
-    assert result.urls == 0
-    assert result.warnings
-    assert read_xml(result.root).tag == f"{SM}urlset"
+def test_no_url_publishes_nothing_and_keeps_the_set_there(tmp_path: Path) -> None:
+    """An empty ``<urlset>`` fails the sitemaps.org XSD (``url`` minOccurs=1): RULES.md's
+    ``urlset-empty`` is only a warning when *reading* (Google tolerates one), but our
+    writer never publishes a file that fails the schema.  It refuses, names the rule, and
+    leaves the set already in the folder as it was (a site that turned every page noindex
+    overnight keeps yesterday's sitemap until someone decides)."""
+    write_sitemaps(["https://example.com/a"], tmp_path, WriterOptions())
+    before = (tmp_path / "sitemap.xml").read_bytes()
+    for options in (WriterOptions(), WriterOptions(gzip=True), WriterOptions(text=True)):
+        with pytest.raises(EmptySetError, match="urlset-empty") as caught:
+            write_sitemaps([], tmp_path, options)
+        assert caught.value.limit == "urlset-empty"
+    assert (tmp_path / "sitemap.xml").read_bytes() == before
+    assert no_temporaries(tmp_path)
+    fresh = tmp_path / "fresh"
+    with pytest.raises(EmptySetError):
+        write_sitemaps([], fresh, WriterOptions())
+    assert not list(fresh.glob("sitemap*"))
 
 
 def test_large_part_spills_to_disk_and_stays_exact(tmp_path: Path, check_set: CheckSet) -> None:

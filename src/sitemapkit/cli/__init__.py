@@ -8,8 +8,12 @@ command's heavy imports (aiohttp, lxml, Playwright) never slow another.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import importlib.util
+import io
+import os
 import sys
 from typing import Any
 
@@ -115,6 +119,18 @@ class LazyGroup(click.Group):
             raise TypeError(f"{entry[0]}.{entry[1]} is not a click command")
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a reader that closed stdout ends it quietly (exit 141).
+
+        click turns a broken pipe into a bare ``sys.exit(1)``: the status of "errors
+        found", which a ``validate ... | head -1`` did not earn.
+        """
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            _silence_stdout()
+            raise click.exceptions.Exit(ExitStatus.PIPE_CLOSED) from None
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name][2]) for name in self.list_commands(ctx)]
         if rows:
@@ -134,8 +150,27 @@ def cli(ctx: click.Context, traceback: bool) -> None:
     ctx.obj["traceback"] = traceback
 
 
+def _freeze_at_exit() -> None:
+    """Let the process's exit skip the interpreter's last garbage collection.
+
+    Why: that collection walks every object the command left (the imported modules,
+    their functions and classes): ~60 ms of a one-page crawl's ~0.37 s CPU, for memory
+    the exit frees anyway.  An ``atexit`` hook runs only when the interpreter ends, after
+    the command and its own exit hooks (registered later, run first), so a caller of
+    :func:`main` in a longer-lived process (the tests) keeps its collector.
+    """
+    global _FREEZE_REGISTERED  # noqa: PLW0603 - once per process
+    if not _FREEZE_REGISTERED:
+        atexit.register(gc.freeze)
+        _FREEZE_REGISTERED = True
+
+
+_FREEZE_REGISTERED = False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI and return an exit status (never raises for expected errors)."""
+    _freeze_at_exit()
     lazytrust.install()  # no CA bundle read at start-up for a command that never uses TLS
     args = sys.argv[1:] if argv is None else argv
     show_tb = "--traceback" in args
@@ -158,10 +193,26 @@ def main(argv: list[str] | None = None) -> int:
         click.echo(f"sitemapkit: error: {exc}", err=True)
         return ExitStatus.ERROR
     except BrokenPipeError:
-        return ExitStatus.OK
+        _silence_stdout()
+        return ExitStatus.PIPE_CLOSED
+    try:
+        sys.stdout.flush()  # what is still buffered, while a broken pipe can be answered
+    except BrokenPipeError:
+        _silence_stdout()
+        return ExitStatus.PIPE_CLOSED
     if isinstance(result, int):
         return result
     return ExitStatus.OK
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass  # not a real file (a test runner's buffer): nothing will flush into a pipe
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,6 +21,7 @@ from typing import IO, Any
 import click
 
 from sitemapkit import limits
+from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import EntryError, InputError, LimitError, SitemapkitError
 from sitemapkit.write.inputs import FORMATS, Item, Source, TextSource, open_input, open_source
@@ -139,7 +140,7 @@ def _result_json(result: WriteResult) -> dict[str, Any]:
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_FOLDER,
     help="Output folder (created if missing).",
 )
 @click.option("--base-url", help="URL the files will be served from, e.g. https://example.com/.")

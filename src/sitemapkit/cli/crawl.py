@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import sys
 from collections.abc import Sequence
@@ -31,11 +32,13 @@ import click
 from sitemapkit.cli.crawl_output import (
     ShrinkError,
     check_shrink,
+    empty_hint,
     publish_crawl,
     published_lines,
 )
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.display import shorten
+from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import (
     DEFAULT_CONCURRENCY,
@@ -48,7 +51,7 @@ from sitemapkit.crawl.config import (
 )
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
-from sitemapkit.errors import InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.errors import EmptySetError, InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
 
@@ -128,6 +131,10 @@ def run_crawl(
     (``sitemapkit worker --db`` processes join it), with leases of that many seconds;
     it returns when the crawl is done.
     """
+    # The objects made before the crawl (imports, click, the config) live to the end:
+    # frozen, the collector's full passes skip them (on the PostgreSQL manual its CPU
+    # went 47-56 -> 33-34 ms); unfrozen after, so a longer-lived caller keeps them.
+    gc.freeze()
     try:
         draw = progress if progress is not None and progress.enabled else None
         crawler: Crawler
@@ -141,6 +148,7 @@ def run_crawl(
             crawler = Crawler(config, store, progress=draw)
         return asyncio.run(_run(crawler, resume))
     finally:
+        gc.unfreeze()
         if progress is not None:
             progress.done()
 
@@ -327,7 +335,7 @@ def _resumed_config(
     "-o",
     "--out",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_FOLDER,
     help="Folder for the sitemap set.",
 )
 @click.option(
@@ -638,17 +646,23 @@ def _publish(
                 click.echo(line)
             click.echo(f"sitemapkit: error: {exc}", err=True)
             return ExitStatus.ERROR
-    done = publish_crawl(
-        store,
-        db,
-        out_dir,
-        base_url=opts.base_url or default_base_url(store),
-        gzip=opts.gzip,
-        images=config.images,
-        other_hosts=bool(config.subdomains or config.allow_hosts),
-        inventory=opts.inventory,
-        visual_map=opts.visual_map,
-    )
+    try:
+        done = publish_crawl(
+            store,
+            db,
+            out_dir,
+            base_url=opts.base_url or default_base_url(store),
+            gzip=opts.gzip,
+            images=config.images,
+            other_hosts=bool(config.subdomains or config.allow_hosts),
+            inventory=opts.inventory,
+            visual_map=opts.visual_map,
+        )
+    except EmptySetError as exc:  # every page noindex, canonicalised elsewhere or failed
+        for line in summary_lines(result, None):
+            click.echo(line)
+        click.echo(f"sitemapkit: error: {exc} ({empty_hint(db)})", err=True)
+        return ExitStatus.ERROR
     for line in summary_lines(result, done.sitemap, done.page_notes):
         click.echo(line)
     for line in published_lines(done, db):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from shlex import quote
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
@@ -192,10 +193,17 @@ def publish_crawl(
         else:
             for record in records:
                 rows.write(record)
+            rows.flush()
     done.inventory_rows = rows.rows
     if tree is not None:
         done.visual_map = _write_map(tree, out_dir, title)
     return done
+
+
+def empty_hint(db: DbSpec) -> str:
+    """Where to look when a crawl has no page to list (:class:`EmptySetError`)."""
+    command = f"sitemapkit inventory {quote(str(db))}"
+    return f"no crawled page is indexable: {command} shows each page's fate"
 
 
 def published_lines(done: Published, db: DbSpec) -> list[str]:
@@ -208,7 +216,7 @@ def published_lines(done: Published, db: DbSpec) -> list[str]:
         lines.append(f"inventory:  {done.inventory} ({done.inventory_rows:,} URLs with their fate)")
     if done.visual_map is not None:
         lines.append(f"visual map: {done.visual_map}")
-    lines.append(f"crawl db:   {db} (try: sitemapkit crawl --db {db} --why URL)")
+    lines.append(f"crawl db:   {db} (try: sitemapkit crawl --db {quote(str(db))} --why URL)")
     if result.robots_line:
         lines.append(f"robots.txt line: {result.robots_line}")
     return lines

@@ -13,5 +13,8 @@ class ExitStatus(enum.IntEnum):
     USAGE = 2
     #: Ctrl-C (SIGINT); work so far is saved
     INTERRUPTED = 130
+    #: stdout closed by its reader (``| head -1``): 128 + SIGPIPE, what a shell reports for
+    #: ``seq 1000000 | head -1``; nothing more is printed, no traceback
+    PIPE_CLOSED = 141
     #: SIGTERM (128 + 15); work so far is saved, as for Ctrl-C
     TERMINATED = 143

@@ -21,7 +21,7 @@ from sitemapkit.cli.readcaps import check_source, read_limit_options, read_limit
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
-from sitemapkit.read.walk import is_unreadable
+from sitemapkit.read.walk import source_unreadable
 from sitemapkit.terminal import json_for_terminals, lines_for_people
 
 _FIELDS = (
@@ -184,7 +184,7 @@ def urls(
     if not quiet:
         for f in problems:
             click.echo(f"sitemapkit: {f.render()}", err=True)
-    if any(is_unreadable(f) for f in problems):
+    if any(source_unreadable(f, source) for f in problems):
         return ctx.exit(ExitStatus.USAGE)
     return ctx.exit(
         ExitStatus.ERROR if any(f.severity is Severity.ERROR for f in problems) else ExitStatus.OK

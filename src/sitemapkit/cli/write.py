@@ -15,11 +15,18 @@ from pathlib import Path
 import click
 
 from sitemapkit.cli.crawl import default_base_url
-from sitemapkit.cli.crawl_output import ShrinkError, check_shrink, publish_crawl, published_lines
+from sitemapkit.cli.crawl_output import (
+    ShrinkError,
+    check_shrink,
+    empty_hint,
+    publish_crawl,
+    published_lines,
+)
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.errors import EmptySetError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
 
 
@@ -32,7 +39,7 @@ from sitemapkit.store import is_crawl_db, open_store
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_FOLDER,
     help="Folder for the sitemap set.",
 )
 @click.option("--base-url", help="Where the sitemap set will be served (default: site root).")
@@ -73,17 +80,21 @@ def write(
             except ShrinkError as exc:
                 click.echo(f"sitemapkit: error: {exc}", err=True)
                 ctx.exit(ExitStatus.ERROR)
-        done = publish_crawl(
-            store,
-            db,
-            out_dir,
-            base_url=base_url or default_base_url(store),
-            gzip=gzip,
-            images=config.images if config else False,
-            other_hosts=bool(config and (config.subdomains or config.allow_hosts)),
-            inventory=inventory,
-            visual_map=visual_map,
-        )
+        try:
+            done = publish_crawl(
+                store,
+                db,
+                out_dir,
+                base_url=base_url or default_base_url(store),
+                gzip=gzip,
+                images=config.images if config else False,
+                other_hosts=bool(config and (config.subdomains or config.allow_hosts)),
+                inventory=inventory,
+                visual_map=visual_map,
+            )
+        except EmptySetError as exc:
+            click.echo(f"sitemapkit: error: {exc} ({empty_hint(db)})", err=True)
+            ctx.exit(ExitStatus.ERROR)
     finally:
         store.close()
     for line in published_lines(done, db):

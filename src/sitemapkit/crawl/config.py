@@ -12,9 +12,9 @@ import re
 from dataclasses import asdict, dataclass, fields
 from urllib.parse import urlsplit
 
+from sitemapkit.agent import USER_AGENT
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_DOWNLOAD_BYTES
-from sitemapkit.read.source import USER_AGENT
 
 #: Identifies us to site owners, with a page that says what we are.
 DEFAULT_USER_AGENT = USER_AGENT  # one User-Agent for crawler and reader (read/source.py)
@@ -88,9 +88,16 @@ class CrawlConfig:
 
     def validate(self) -> CrawlConfig:
         """Raise :class:`InputError` for settings that cannot work; return self."""
+        from sitemapkit.rulebook.loc import is_absolute  # the one host and port rule
+
         parts = urlsplit(self.start_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise InputError(f'start URL "{self.start_url}" is not an absolute http(s) URL')
+        if not is_absolute(self.start_url):
+            raise InputError(
+                f'start URL "{self.start_url}" has no valid host or port (an empty or '
+                "over-long label, a character no host name holds, a port over 65535)"
+            )
         if self.query not in QUERY_MODES:
             raise InputError(f'--query must be one of {", ".join(QUERY_MODES)}, not "{self.query}"')
         if self.concurrency < 1 or self.per_host < 1:

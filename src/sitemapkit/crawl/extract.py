@@ -30,18 +30,24 @@ import codecs
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Final, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
 from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_text
-from sitemapkit.crawl.urlnorm import QueryPolicy, link_resolver, normalize, resolve
+from sitemapkit.crawl.urlnorm import (
+    QueryPolicy,
+    link_resolver,
+    normalize,
+    query_in_encoding,
+    resolve,
+)
 from sitemapkit.errors import InputError
 from sitemapkit.limits import MAX_IMAGES_PER_URL, MAX_JSONLD_BYTES
 from sitemapkit.model import Alternate
@@ -195,9 +201,14 @@ class PageFacts:
     #: :func:`~sitemapkit.crawl.significance.content_fingerprint` of the page.
     fingerprint: str | None = None
 
-    def __reduce__(self) -> tuple[type[PageFacts], tuple[Any, ...]]:
-        # By value, positional, like :meth:`Link.__reduce__`.
-        return (PageFacts, tuple(getattr(self, name) for name in _FACT_FIELDS))
+    def __reduce__(self) -> tuple[Callable[[list[Any]], PageFacts], tuple[list[Any]]]:
+        # By value, positional; the links as plain tuples, made Links again by
+        # _facts_from: a named tuple pickles through a Python-level __getnewargs__ per
+        # link, 10x the cost of a tuple (50 against 5 us a JDK page to pickle, in the
+        # parse process; the crawl's loads 24 against 20 us).
+        values = [getattr(self, name) for name in _FACT_FIELDS]
+        values[_LINKS_AT] = [tuple(link) for link in self.links]
+        return (_facts_from, (values,))
 
     def follow_links(
         self, *, include_nofollow: bool = False, kinds: frozenset[str] = FOLLOW_KINDS
@@ -216,6 +227,15 @@ class PageFacts:
 
 
 _FACT_FIELDS: Final = tuple(f.name for f in fields(PageFacts))
+_LINKS_AT: Final = _FACT_FIELDS.index("links")
+#: ``Link`` from a plain ``(url, nofollow, kind)`` tuple, made in C (no Python frame a link).
+_MAKE_LINK: Final = partial(tuple.__new__, Link)
+
+
+def _facts_from(values: list[Any]) -> PageFacts:
+    """Unpickle :class:`PageFacts` (see :meth:`PageFacts.__reduce__`)."""
+    values[_LINKS_AT] = tuple(map(_MAKE_LINK, values[_LINKS_AT]))
+    return PageFacts(*values)
 
 
 # --- headers -----------------------------------------------------------------------
@@ -608,6 +628,17 @@ def _meta(attrs: dict[str, str | None], found: _Found) -> None:
         found.meta_refresh = _refresh_target(content)
 
 
+def _in_encoding(
+    resolve_href: Callable[[str], str | None], encoding: str
+) -> Callable[[str], str | None]:
+    """``resolve_href`` for the links of a page that is not UTF-8 (see query_in_encoding)."""
+
+    def resolve_in(href: str) -> str | None:
+        return resolve_href(href if href.isascii() else query_in_encoding(href, encoding))
+
+    return resolve_in
+
+
 def extract_page(
     body: bytes,
     *,
@@ -649,6 +680,8 @@ def extract_page(
     base_url = res(base_href, page_norm) if base_href else None
     # ``res(href, base_url or page_norm)``, remembering the site's links across pages.
     resolve_href = link_resolver(qp).for_base(base_url or page_norm)
+    if not encoding.startswith("utf"):  # WHATWG: the query in the page's encoding
+        resolve_href = _in_encoding(resolve_href, encoding)
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}

@@ -50,8 +50,8 @@ RETRY_STATUSES = frozenset({429, 503})
 _EMPTY_HEADERS: Mapping[str, str] = {}
 #: Redirect bodies up to this size are read (and dropped) to keep the connection alive.
 _DRAIN_LIMIT = 64 * 1024
-#: Errors that asking again cannot mend (the body cap; a response that breaks HTTP).
-_FINAL_ERRORS = frozenset({"too-large", "bad-response"})
+#: Errors that asking again cannot mend (a response that breaks HTTP).
+_FINAL_ERRORS = frozenset({"bad-response"})  # a cut body is no error: Response.truncated
 #: Characters of an error detail kept (a hostile server chooses what its errors echo).
 _DETAIL_MAX = 300
 

@@ -33,9 +33,13 @@ from functools import lru_cache
 from typing import Final, Literal
 from urllib.parse import urljoin
 
-import idna
-
-from sitemapkit.urls import BAD_ESCAPE_PATTERN, PLAIN_CLASS, idna2003
+from sitemapkit.urls import (
+    BAD_ESCAPE_PATTERN,
+    MAX_HOST_LABEL,
+    PLAIN_CLASS,
+    host_to_ascii,
+    valid_port,
+)
 
 __all__ = [
     "DEFAULT_DROP_PARAMS",
@@ -44,6 +48,7 @@ __all__ = [
     "dedup_key",
     "link_resolver",
     "normalize",
+    "query_in_encoding",
     "resolve",
 ]
 
@@ -133,7 +138,9 @@ _SPLIT = re.compile(
 )
 _DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _TAB_NL = re.compile(r"[\t\n\r]")
-_HOST_OK = re.compile(r"[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?")
+#: Longest origin the fast path takes: ``https://`` and a 63-character host can hold no
+#: over-long label (longer ones are judged by :func:`sitemapkit.urls.valid_host`).
+_FAST_ORIGIN_MAX: Final = len("https://") + MAX_HOST_LABEL
 _SESSION_PATH_PARAM = re.compile(
     r";(?:jsessionid|phpsessid|sid|sessionid|aspsessionid)=[^/;?]*", re.IGNORECASE
 )
@@ -189,32 +196,6 @@ def _remove_dot_segments(path: str) -> str:
     return "/" + "/".join(out)
 
 
-def _host(raw: str) -> str | None:
-    host = raw.lower()
-    if host.endswith(".") and host != ".":
-        host = host.rstrip(".")
-    if not host:
-        return None
-    if host.isascii():
-        if host.startswith("["):
-            return host if re.fullmatch(r"\[[0-9a-f:.]+\]", host) else None
-        if not _HOST_OK.fullmatch(host) or ".." in host:
-            return None
-        if "xn--" in host:
-            try:
-                idna.decode(host)
-            except (idna.IDNAError, UnicodeError):
-                if idna2003(host) is None:  # IDNA 2003 names (xn--hgi.ws) are reached
-                    return None
-        return host
-    ascii_host: str | None
-    try:
-        ascii_host = idna.encode(host, uts46=True).decode("ascii")
-    except (idna.IDNAError, UnicodeError, ValueError):
-        ascii_host = idna2003(host)
-    return ascii_host if ascii_host and _HOST_OK.fullmatch(ascii_host) else None
-
-
 def _query(query: str, policy: QueryPolicy) -> str:
     if policy.drop_all or not query:
         return ""
@@ -240,7 +221,7 @@ def _query(query: str, policy: QueryPolicy) -> str:
 @lru_cache(maxsize=8192)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
     fast = _FAST.fullmatch(url)
-    if fast is not None:
+    if fast is not None and len(fast.group(1)) <= _FAST_ORIGIN_MAX:
         # Lower-case host, no port, no escapes, no fragment: only dot segments and
         # the query can still change.
         origin, path, query = fast.groups()
@@ -270,7 +251,7 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
         port_text = port_text[1:]
     else:
         raw_host, _, port_text = hostport.partition(":")
-    host = _host(raw_host)
+    host = host_to_ascii(raw_host)
     if host is None:
         return None
     netloc = host
@@ -281,11 +262,9 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
             info += ":" + _normalize_escapes(password).replace("@", "%40").replace(":", "%3A")
         netloc = f"{info}@{netloc}"
     if port_text:
-        if not port_text.isascii() or not port_text.isdigit() or len(port_text) > 5:
+        if not valid_port(port_text):
             return None
         port = int(port_text)
-        if port > 65535:
-            return None
         if port != default_port:
             netloc += f":{port}"
     if ";" in path:
@@ -384,6 +363,39 @@ def resolve(ref: str, base: str, *, policy: QueryPolicy = _DEFAULT_POLICY) -> st
     if joined is None:
         return None
     return _absolute(joined, policy)
+
+
+def query_in_encoding(href: str, encoding: str) -> str:
+    """``href`` of a page in ``encoding`` with its query's non-ASCII escaped as a browser does.
+
+    WHATWG URL parsing, for http(s) links of a document that is not UTF-8: the query is
+    percent-encoded in the *document's* encoding (``?q=café`` on an ISO-8859-1 page is
+    requested as ``?q=caf%E9``), a character that encoding cannot hold as the escaped
+    reference ``&#N;`` (``%26%23257%3B``); the path is always UTF-8.  The normaliser then
+    keeps those escapes as they are, so we fetch and list what the browser requests.
+    """
+    q = href.find("?")
+    if q < 0:
+        return href
+    cut = href.find("#")
+    if 0 <= cut < q:
+        return href
+    end = len(href) if cut < 0 else cut
+    query = href[q + 1 : end]
+    if query.isascii():
+        return href
+    out: list[str] = []
+    for ch in query:
+        if ch.isascii():
+            out.append(ch)
+            continue
+        try:
+            raw = ch.encode(encoding)
+        except (UnicodeError, LookupError):
+            out.append(f"%26%23{ord(ch)}%3B")
+            continue
+        out.append("".join(f"%{b:02X}" for b in raw))
+    return href[: q + 1] + "".join(out) + href[end:]
 
 
 #: (base part, href) pairs a :class:`LinkResolver` remembers before it starts afresh.

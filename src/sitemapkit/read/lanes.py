@@ -32,7 +32,7 @@ from sitemapkit.limits import (
     SITEMAP_NS,
     XHTML_NS,
 )
-from sitemapkit.urls import ESCAPED_EXTRA, PLAIN_CLASS
+from sitemapkit.urls import ESCAPED_EXTRA, PLAIN_CLASS, PORT, host_name_pattern
 
 _W: Final = rb"[ \t\r\n]*+"
 _S: Final = rb"[ \t\r\n]++"
@@ -43,10 +43,17 @@ _URL_CHARS: Final = (
     + (PLAIN_CLASS.replace("&", "") + ESCAPED_EXTRA.replace("%", "")).encode()
     + rb"]++|%[0-9A-Fa-f]{2}|&amp;)*+"
 )
-#: a subset of ``rulebook.loc.ABSOLUTE``: lowercase scheme, no userinfo, no ``%`` in the host
+#: a subset of ``rulebook.loc.is_absolute``: lowercase scheme, no userinfo, a host name
+#: of the one host rule (``urls.host_name_pattern``) without A-labels, whose punycode a
+#: pattern cannot check; no IPv6 literal (its shape is no proof): those take the slow path
 _ABS_URL: Final = (
-    rb"https?://(?:\[[0-9A-Fa-f:.]++\]|[A-Za-z0-9\-._~!$'()*+,;=]++)(?::[0-9]++)?"
-    rb"(?:[/?#]" + _URL_CHARS + rb")?"
+    b"https?://"
+    + host_name_pattern(final_dot=True, a_labels=False).encode()
+    + b"(?::"
+    + PORT.encode()
+    + rb")?(?:[/?#]"
+    + _URL_CHARS
+    + rb")?"
 )
 _MONTH_DAY: Final = (
     rb"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"

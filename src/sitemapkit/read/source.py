@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from sitemapkit import __version__, limits
+from sitemapkit import limits
 from sitemapkit.addresses import AddressClass, AddressGuard
+from sitemapkit.agent import USER_AGENT
 
 if TYPE_CHECKING:
     import aiohttp
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 FETCH_TIMEOUT: Final = 60.0
 #: Bytes read per chunk from a file or a response body.
 CHUNK_BYTES: Final = 256 * 1024
-#: The one User-Agent of every request sitemapkit sends (the crawler's default too).
-USER_AGENT: Final = f"sitemapkit/{__version__} (+https://github.com/sitemapkit/sitemapkit)"
 
 #: Largest piece of inflated bytes handed on at once (bounds memory under a gzip bomb).
 PIECE_BYTES: Final = 1 << 20

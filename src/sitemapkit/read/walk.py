@@ -114,6 +114,16 @@ def is_unreadable(f: Finding) -> bool:
     return f.code in UNREADABLE_CODES or f.code.startswith("http-")
 
 
+def source_unreadable(f: Finding, source: str) -> bool:
+    """True when ``f`` says ``source``, the file or URL the user named, yielded nothing.
+
+    That is exit 2.  A sitemap that robots.txt or a home page led to and that fails is
+    an error finding on it (exit 1, as for an index's child): the SOURCE itself was read,
+    and its other sitemaps are listed.
+    """
+    return f.source == source and is_unreadable(f)
+
+
 @dataclass
 class _Reading:
     """What :meth:`SitemapWalker._read` learns while it parses (read again on a problem)."""

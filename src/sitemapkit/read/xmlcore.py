@@ -26,6 +26,8 @@ LEADING_SCAN_BYTES: Final = 4_096
 
 SEP: Final = "\x01"
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
+#: expat's "no element found": the document ended before its root element
+_NO_ELEMENTS: Final = expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS]
 _DECL_ENCODING = re.compile(rb"""^<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 #: text with no markup, no reference and no character XML forbids (U+FFFE and U+FFFF are
@@ -202,6 +204,7 @@ class ExpatCore:
         return p.CurrentLineNumber + self._line_offset, p.CurrentColumnNumber + 1
 
     def _expat_problem(self, exc: expat.ExpatError, data: bytes) -> ParseProblem:
+        """The finding for expat's error: its line and column, and words a user reads."""
         line = (exc.lineno or 1) + self._line_offset
         col = (exc.offset or 0) + 1
         reason = expat.errors.messages[exc.code] if exc.code else str(exc)
@@ -224,6 +227,10 @@ class ExpatCore:
                             line,
                             col,
                         )
+        if exc.code == _NO_ELEMENTS and self._fed == 0 and not data.strip():
+            # an empty file (a 0-byte upload, an empty .gz) says so, not "no element found"
+            what = "the file is empty (nothing but whitespace, if anything)"
+            return ParseProblem("xml-malformed", f"not well-formed XML: {what}", line, col)
         return ParseProblem("xml-malformed", f"not well-formed XML: {reason}", line, col)
 
     # --- refusals --------------------------------------------------------------------

@@ -11,25 +11,41 @@ from typing import Final
 
 from sitemapkit import limits
 from sitemapkit.rulebook import Problem
-from sitemapkit.urls import is_escaped_uri
+from sitemapkit.urls import HOST_NAME, PORT, host_to_ascii, is_escaped_uri, valid_host
 
-#: scheme, optional userinfo, a host (or [IPv6]) and an optional numeric port, then the end
-#: of the authority: what the XSDs' anyURI accepts for an absolute http(s) URL and more.
+#: scheme, optional userinfo, a host and an optional port, then the end of the authority.
+#: The host is a valid ASCII name (:data:`sitemapkit.urls.HOST_NAME`), a bracketed IPv6
+#: shape, or a name holding non-ASCII (an IRI's host: ``loc-not-escaped`` names that);
+#: :func:`is_absolute` checks what a pattern cannot (IPv6, punycode, IDNA).
 ABSOLUTE: Final = re.compile(
-    r"https?://(?:[^/?#\s@]*@)?(?:\[[0-9A-Fa-f:.]+\]|[^/?#\s:@\[\]]+)(?::[0-9]+)?(?=[/?#]|$)",
+    r"https?://(?:[^/?#\s@]*@)?"
+    rf"(?P<host>\[[0-9A-Fa-f:.]+\]|{HOST_NAME}|[^/?#\s:@\[\]]*[^\x00-\x7f][^/?#\s:@\[\]]*)"
+    rf"(?::{PORT})?(?=[/?#]|$)",
     re.IGNORECASE,
 )
 _HTTP_SCHEME: Final = re.compile(r"https?:", re.IGNORECASE)
 
 
 def is_absolute(url: str) -> bool:
-    """True when ``url`` starts with an http(s) scheme and a well-formed authority."""
-    return ABSOLUTE.match(url) is not None
+    """True when ``url`` starts with an http(s) scheme and a well-formed authority.
+
+    The host is judged by :func:`sitemapkit.urls.valid_host`, the rule the crawler and
+    the writer call too; an IRI's Unicode host is judged by its IDNA form.
+    """
+    m = ABSOLUTE.match(url)
+    if m is None:
+        return False
+    host = m.group("host")
+    if not host.isascii():
+        return host_to_ascii(host) is not None
+    if host[0] == "[" or "xn--" in host.lower():
+        return valid_host(host)
+    return True  # the pattern is the whole rule of a name without A-labels
 
 
 def bad_http_uri(value: str) -> bool:
     """True for an http(s) URL the schemas' anyURI rejects (bad authority or port)."""
-    return _HTTP_SCHEME.match(value) is not None and ABSOLUTE.match(value) is None
+    return _HTTP_SCHEME.match(value) is not None and not is_absolute(value)
 
 
 def too_long(loc: str) -> Problem | None:
@@ -45,7 +61,7 @@ def too_long(loc: str) -> Problem | None:
 
 def not_absolute(loc: str) -> Problem | None:
     """``loc-not-absolute`` unless ``loc`` is an absolute http(s) URL."""
-    if ABSOLUTE.match(loc) is not None:
+    if is_absolute(loc):
         return None
     return "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL'
 

@@ -18,7 +18,7 @@ from sitemapkit.rulebook.hints import (
     lastmod_problem,
     priority_problem,
 )
-from sitemapkit.rulebook.loc import ABSOLUTE, loc_problems, not_absolute, not_escaped
+from sitemapkit.rulebook.loc import is_absolute, loc_problems, not_absolute, not_escaped
 from sitemapkit.validate.extensions import (
     check_hreflang,
     check_images,
@@ -362,7 +362,7 @@ class EntryRules(SetRules):
         if "\ufffd" in text:
             self.emit("encoding-not-utf8", "line is not valid UTF-8", node)
         loc = text_line_url(text)  # what the reader takes: only those lines are entries
-        if loc is None or not ABSOLUTE.match(loc):
+        if loc is None or not is_absolute(loc):
             shown = text.strip()
             self.emit(
                 "text-line-invalid", f'"{shown[:100]}" is not one absolute URL', node, shown[:200]
@@ -378,7 +378,7 @@ class EntryRules(SetRules):
     def _feed_item(self, node: Node) -> None:
         self._st.entries += 1
         link = feed_link(node)
-        if link is None or not ABSOLUTE.match(link):
+        if link is None or not is_absolute(link):
             self.emit("feed-item-no-link", f"<{node.name}> has no usable link", node)
             return
         self._check_url(link, node, node)

@@ -53,6 +53,9 @@ __all__ = ["CHECKS", "ValidationReport", "Validator", "avalidate", "validate"]
 class Validator(FileRules, StrictRules):
     """Consumes walker events and turns them into findings (one instance per SOURCE set)."""
 
+    #: the SOURCE the user named: only its own failure makes the run unreadable (exit 2)
+    source: str = ""
+
     def handle(self, ev: Event) -> None:
         """One walker event: entries to check, a file's start or end, a reader finding."""
         doc = ev.doc
@@ -73,7 +76,8 @@ class Validator(FileRules, StrictRules):
             self.add(
                 doc, Finding(f.code, severity(f.code), f.message, f.source, f.line, f.column, f.url)
             )
-            if ev.kind == "unreadable" or (is_unreadable(f) and doc.parent is None):
+            own = doc.parent is None and f.source == self.source
+            if own and (ev.kind == "unreadable" or is_unreadable(f)):
                 self.report.unreadable = True
         elif ev.kind == "skipped" and ev.finding is not None:
             # the child's loc-other-host / loc-not-absolute is reported by the entry rules
@@ -133,6 +137,7 @@ async def avalidate(
         Scope.of(sitemap_url)  # raises InputError for a bad --sitemap-url
     for source in sources:
         validator = Validator(report, moment)
+        validator.source = source
         walker = Walker(
             session=session,
             limits=limits,

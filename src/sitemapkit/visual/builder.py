@@ -218,15 +218,39 @@ class Builder:
     # -- rows -------------------------------------------------------------
 
     def add_records(self, records: Iterable[PageRecord]) -> None:
-        """Crawl records: every field a column."""
+        """Crawl records: every field a column.
+
+        A new leaf in a known folder is placed here, as :meth:`add_urls` does (most of
+        a crawl's pages): the calls :meth:`place` makes were a third of the build.
+        """
         s = self.strings
         names = ("t", "h", "d", "x", "r", "i", "o", "l", "ls", "c")
         t, h, d, x, r, ins, outs, lm, ls, ct = (self.cols.setdefault(k, []) for k in names)
         outside = self.outside
+        place, heads, head_entry = self.place, self.heads, self._head
+        kinds, segments, parents = self.kinds, self.segments, self.parents
+        node_rows, overrides = self.rows, self.overrides
+        new_leaf = Kind.PAGE | PAGE
+        known = s.index  # the table's own dict first: a call per value cost more
         for rec in records:
-            node = self.place(rec.url)
+            url = rec.url
+            node = -1
+            if "?" not in url and "#" not in url:
+                head, _, leaf = url.rpartition("/")
+                entry = heads[head] if head in heads else head_entry(head)
+                if entry is not None and leaf and leaf not in entry[2]:
+                    node = entry[2][leaf] = len(segments)
+                    kinds.append(new_leaf)
+                    segments.append(leaf)
+                    parents.append(entry[0])
+                    node_rows.append(self.row_count)
+                    self.row_count += 1
+                    if not entry[1]:
+                        overrides[node] = url
             if node < 0:
-                continue
+                node = place(url)
+                if node < 0:
+                    continue
             if rec.reason == OUT_OF_SCOPE:
                 outside.append(node)
             row = len(t)
@@ -234,30 +258,39 @@ class Builder:
             h.append(rec.status or 0)
             d.append(rec.depth if rec.depth is not None else -1)
             x.append(2 if rec.indexable is None else int(rec.indexable))
-            r.append(s(rec.reason))
+            v = rec.reason
+            r.append(known[v] if v in known else s(v))
             ins.append(rec.inlinks)
             outs.append(rec.outlinks)
-            lm.append(s(rec.lastmod))
-            ls.append(s(rec.lastmod_source))
-            ct.append(s(rec.content_type))
-            if rec.canonical and rec.canonical != rec.url:
-                self.canonical[row] = rec.canonical
-            if rec.redirect_to:
-                self.redirect[row] = rec.redirect_to
-            if rec.extra:
-                if "change" in rec.extra:  # visualize --diff
-                    self._change(row, rec.extra)
-                if "render" in rec.extra:  # how rendering went (store.page_records)
-                    links = tuple(rec.extra.get("rendered_links", "").split())
-                    self.rendered[row] = (
-                        rec.extra["render"],
-                        rec.extra.get("render_why", ""),
-                        links,
-                    )
-                for key in PARENT_KEYS:
-                    if rec.extra.get(key):
-                        self.found_from[row] = rec.extra[key]
-                        break
+            v = rec.lastmod
+            lm.append(known[v] if v in known else s(v))
+            v = rec.lastmod_source
+            ls.append(known[v] if v in known else s(v))
+            v = rec.content_type
+            ct.append(known[v] if v in known else s(v))
+            if rec.canonical or rec.redirect_to or rec.extra:
+                self._links_and_extra(row, rec)
+
+    def _links_and_extra(self, row: int, rec: PageRecord) -> None:
+        """Row ``row``'s canonical and redirect target, its change, rendering and parent."""
+        if rec.canonical and rec.canonical != rec.url:
+            self.canonical[row] = rec.canonical
+        if rec.redirect_to:
+            self.redirect[row] = rec.redirect_to
+        if rec.extra:
+            if "change" in rec.extra:  # visualize --diff
+                self._change(row, rec.extra)
+            if "render" in rec.extra:  # how rendering went (store.page_records)
+                links = tuple(rec.extra.get("rendered_links", "").split())
+                self.rendered[row] = (
+                    rec.extra["render"],
+                    rec.extra.get("render_why", ""),
+                    links,
+                )
+            for key in PARENT_KEYS:
+                if rec.extra.get(key):
+                    self.found_from[row] = rec.extra[key]
+                    break
 
     def _change(self, row: int, extra: dict[str, str]) -> None:
         """The page's change (``new``/``gone``/``changed``/``same``) and what changed."""

@@ -43,7 +43,7 @@ from types import TracebackType
 from typing import IO, Any, Final, cast
 
 from sitemapkit import limits
-from sitemapkit.errors import EntryError, InputError, LimitError, PublishError
+from sitemapkit.errors import EmptySetError, EntryError, InputError, LimitError, PublishError
 from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import LastMod, UrlEntry
 from sitemapkit.rulebook import Problem
@@ -785,15 +785,28 @@ class SitemapSetWriter:
         return f"{self.options.basename}-{i + 1}{self._ext}"
 
     def commit(self) -> WriteResult:
-        """Finish the last part, write the index if needed, and publish the whole set."""
+        """Finish the last part, write the index if needed, and publish the whole set.
+
+        With no URL at all nothing is published (:class:`EmptySetError`): an empty
+        ``<urlset>`` fails the sitemaps.org XSD, and a set already in the folder stays.
+        """
         if self._done:
             raise PublishError("this writer was already committed or aborted")
         if self._deferred:
             self._settle_hreflang()
+        if self.urls == 0:
+            self.abort()
+            refused = ""
+            if self.skipped:  # --skip-invalid refused every entry: say which rules did
+                counts = ", ".join(f"{rule}: {n:,}" for rule, n in sorted(self.skipped.items()))
+                refused = f" (every entry was skipped: {counts}; first: {self.skipped_examples[0]})"
+            raise EmptySetError(
+                f"nothing written to {self.out_dir}: there is no URL to list{refused}, and an "
+                "empty <urlset> fails the sitemaps.org schema (urlset-empty); any set already "
+                "there is left as it was"
+            )
         warnings = list(self._warnings)
         if self._count or not self._closed:
-            if self.urls == 0:
-                warnings.append("no URL was written: the urlset is empty (urlset-empty)")
             self._close_part()
         for closed in self._closed:
             if closed.job is not None:
