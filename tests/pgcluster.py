@@ -24,6 +24,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 PG_USER = "postgres"
@@ -68,7 +69,8 @@ def _free_port() -> int:
 class Cluster:
     """One running server; :attr:`url` reaches its ``postgres`` database."""
 
-    def __init__(self, *, durable: bool = False) -> None:
+    def __init__(self, *, durable: bool = False, options: Sequence[str] = ()) -> None:
+        """``options``: more ``postgresql.conf`` lines (a benchmark's ``pg_stat_statements``)."""
         bindir = find_bin()
         if bindir is None:
             raise RuntimeError(why_not() or "no PostgreSQL")
@@ -101,6 +103,7 @@ class Cluster:
             f"unix_socket_directories = '{self.root}'",
             "max_connections = 100",
             "shared_buffers = 128MB",
+            *options,
         ]
         if not durable:
             options += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +152,14 @@ def test_validate_finds_the_alternate_without_hreflang(
     assert main(["validate", server.url("/tests/sitemap.xml")]) == 1
     out = capsys.readouterr().out
     assert ":51:11: error hreflang-malformed: xhtml:link lacks hreflang" in out
+
+
+def test_a_file_uri_is_the_local_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """advertools reads ``file:///.../regular_sitemap.xml`` (its offline tests); ``urls``
+    and ``validate`` refused a ``file:`` URI as "no such file" (exit 2)."""
+    path = tmp_path / "my sitemap.xml"
+    path.write_text(SITEMAP, encoding="utf-8")
+    assert main(["urls", path.as_uri()]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 5
+    assert main(["validate", "--format", "json", path.as_uri()]) == 1  # the hreflang-less link
+    assert json.loads(capsys.readouterr().out)["findings"]

@@ -303,3 +303,78 @@ def test_both_stores_hold_the_same_tables_and_columns(
     for table in _ROWID_TABLES:
         pg_columns[table].discard("id")
     assert pg_columns == sqlite_columns
+
+
+def test_a_writer_closes_quietly_after_a_lost_connection_and_a_rollback(
+    pg_url: str, pg_spec: str
+) -> None:
+    """The engine's failure path (rollback, then close) raised 'cannot commit' from close."""
+    store = open_store(pg_spec)
+    store.add_urls([NewUrl("http://a/", 0, None)])
+    store.commit()
+    store.add_urls([NewUrl("http://a/x", 1, None)])
+    assert store.lookup(["http://a/x"])  # sent, not committed
+    assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+    store.rollback()
+    store.close()  # nothing to commit: no error over the one that caused the rollback
+    with contextlib.closing(open_store(pg_spec, mode="open")) as again:
+        assert again.lookup(["http://a/x"]) == {}
+        assert set(again.lookup(["http://a/"])) == {"http://a/"}
+
+
+def test_a_writer_commits_its_kept_writes_on_close_after_a_lost_connection(
+    pg_url: str, pg_spec: str
+) -> None:
+    store = open_store(pg_spec)
+    store.add_urls([NewUrl("http://a/", 0, None)])
+    store.commit()
+    store.add_urls([NewUrl("http://a/kept", 1, None)])  # kept, not yet sent
+    assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+    store.close()  # reconnects, replays, commits
+    with contextlib.closing(open_store(pg_spec, mode="open")) as again:
+        assert set(again.lookup(["http://a/kept"])) == {"http://a/kept"}
+
+
+def test_a_split_turn_locks_the_keys_of_a_steps_new_urls_only(pg_url: str, pg_spec: str) -> None:
+    """Fleet steps meeting new URLs of other trap patterns no longer wait for each other."""
+    from sitemapkit.crawl.fleet import turn_keys
+    from sitemapkit.store.registry import open_fleet_store
+    from sitemapkit.store.sqlite import APPLICATION_ID
+
+    schema = parse_spec(pg_spec).schema
+    one, two, three = "http://a/x/one.html", "http://a/y/two.html", "http://a/z/three.html"
+
+    def free(url: str) -> bool:
+        """Whether another session could take ``url``'s key now (and lets it go at once)."""
+        (key,) = turn_keys(url)
+        with psycopg.connect(pg_url, autocommit=True) as admin:
+            row = admin.execute(
+                "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))",
+                (APPLICATION_ID + 2, f"{schema}\n{key}"),
+            ).fetchone()
+        return bool(row and row[0])
+
+    first = open_fleet_store(pg_spec, mode="new")
+    second = open_fleet_store(pg_spec, mode="open")
+    try:
+        for store in (first, second):
+            store.split_turn(turn_keys)
+        assert first.lookup([one]) == {}
+        assert first.holds_turn()
+        assert not free(one)  # held until first commits
+        assert free(two)
+        assert free(three)
+        assert second.lookup([two]) == {}  # another pattern: no wait for first
+        assert second.holds_turn()
+        assert not free(two)
+        assert free(three)
+        first.add_urls([NewUrl(one, 1, None)])
+        first.commit()
+        second.commit()
+        assert free(one)
+        assert free(two)
+        assert set(second.lookup([one])) == {one}  # known now: no turn taken
+        assert not second.holds_turn()
+    finally:
+        second.close()
+        first.close()

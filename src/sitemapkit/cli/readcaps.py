@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 import click
 
@@ -96,7 +97,14 @@ def read_limits(
     )
 
 
-def check_source(source: str) -> None:
-    """A SOURCE of ``urls``/``validate`` that is not a URL, ``-`` or a file is a usage error."""
+def check_source(source: str) -> str:
+    """The SOURCE of ``urls``/``validate`` to read; one that is not a URL, ``-`` or a file
+    is a usage error.  A ``file:`` URI (``file:///srv/sitemap.xml``, what advertools and
+    browsers hand out) is the local file it names."""
+    if source[:5].lower() == "file:":
+        parts = urlsplit(source)
+        if parts.netloc in ("", "localhost"):
+            source = unquote(parts.path)
     if not is_url(source) and source != "-" and not Path(source).is_file():
         raise click.UsageError(f"{source}: no such file (give a file, '-', or a URL)")
+    return source

@@ -158,7 +158,7 @@ def urls(
     quiet: bool,
 ) -> int:
     """Print every URL of SOURCE: a sitemap file, '-', a sitemap, robots.txt or home URL."""
-    check_source(source)
+    source = check_source(source)
     lim = read_limits(
         max_download_bytes,
         max_decompressed_bytes,

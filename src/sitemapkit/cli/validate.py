@@ -243,8 +243,7 @@ def validate(
     output: str,
 ) -> int:
     """Check SOURCE... (files, '-', sitemap/robots.txt/home URLs) against the rule book."""
-    for source in sources:
-        check_source(source)
+    sources = tuple(check_source(source) for source in sources)
     now = _parse_now(now_text)
     lim = read_limits(
         max_download_bytes,

@@ -54,6 +54,11 @@ HOSTS_PER_ROUND = 64
 CLAIM_PER_SLOT = 4
 #: How often a worker waiting for a host's slot or robots.txt asks the store again.
 POLL = 0.05
+#: How often a busy worker counts the live workers (its share of a host's slots) and
+#: looks for hosts it does not hold: at most this often, not at every claim.  Counted
+#: per claim, with a claim after nearly every page, these two reads were two of the
+#: five round trips of a claim round (PostgreSQL manual, two workers: 0.48 rounds a page).
+LOOK_EVERY = POLL * 4
 
 
 def worker_name() -> str:
@@ -75,6 +80,8 @@ class SharedTrapGuard(TrapGuard):
         self._store = store
         #: The counters read for the page being judged (:meth:`judging`), kept current.
         self._known: dict[tuple[str, str], int] | None = None
+        #: Counts taken while judging, written in one statement when the page is judged.
+        self._taken: list[tuple[str, str]] = []
 
     @contextmanager
     def judging(self, urls: Sequence[str]) -> Iterator[None]:
@@ -95,10 +102,18 @@ class SharedTrapGuard(TrapGuard):
                     keys.add(("facet", found[1]))
         ordered = sorted(keys)
         self._known = dict(zip(ordered, self._store.trap_counts(ordered), strict=True))
+        self._taken = []
         try:
             yield
+            self._flush()  # one write for the page's new URLs, not one per URL
         finally:
             self._known = None
+            self._taken = []
+
+    def _flush(self) -> None:
+        if self._taken:
+            taken, self._taken = self._taken, []
+            self._store.count_traps(taken)
 
     def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
         keys = _trap_keys(pattern, facet)
@@ -106,16 +121,34 @@ class SharedTrapGuard(TrapGuard):
         if known is not None and all(k in known for k in keys):
             counts = [known[k] for k in keys]
         else:
+            self._flush()  # the store must see what this page counted so far
             counts = self._store.trap_counts(keys)
         return counts[0], counts[1] if facet is not None else 0
 
     def _admitted(self, pattern: str, facet: str | None) -> None:
         keys = _trap_keys(pattern, facet)
-        self._store.count_traps(keys)
-        if self._known is not None:
-            for key in keys:
-                if key in self._known:
-                    self._known[key] += 1
+        if self._known is None:
+            self._store.count_traps(keys)
+            return
+        self._taken += keys
+        for key in keys:
+            if key in self._known:
+                self._known[key] += 1
+
+
+def turn_keys(url: str) -> tuple[str, ...]:
+    """What a step adding ``url`` must hold alone: the trap counters it is judged by.
+
+    Two steps that could add the same URL (one pattern) or move the same counter
+    share a key and take turns; the rest run at once.  One turn for the whole fleet
+    made the second worker wait: JDK docs, two workers, 22 s of lock waits in a
+    146 s crawl, every one blocking a worker's event loop.
+    """
+    found = counter_keys(url)
+    if found is None:
+        return (url,)
+    pattern, facet = found
+    return (f"pattern {pattern}",) if facet is None else (f"pattern {pattern}", f"facet {facet}")
 
 
 def _trap_keys(pattern: str, facet: str | None) -> list[tuple[str, str]]:
@@ -128,19 +161,25 @@ class Leases:
 
     ``held[origin]`` is how many of the origin's slots the store says are ours;
     ``active[origin]`` how many requests to it are in flight here; ``pending[origin]``
-    how many of its URLs this worker claimed and has not started yet.
+    how many of its URLs this worker claimed and has not started yet.  ``capacity``:
+    the requests this worker runs at once (``--concurrency``); while its slots cannot
+    fill it, it looks for more hosts.
     """
 
-    def __init__(self, store: FleetStore, per_host: int, ttl: float = LEASE_TTL) -> None:
+    def __init__(
+        self, store: FleetStore, per_host: int, ttl: float = LEASE_TTL, capacity: int = 16
+    ) -> None:
         self.store = store
         self.per_host = per_host
         self.ttl = ttl
+        self.capacity = capacity
         self.worker = store.join_fleet(worker_name(), time.time(), ttl)
         self.held: dict[str, int] = {}
         self.active: dict[str, int] = {}
         self.pending: dict[str, int] = {}
         self.live = max(1, store.live_workers(time.time()))
         self._beat = time.monotonic()
+        self._counted = self._looked = -math.inf  # monotonic times of the last looks
         self.lost = False
 
     def share(self) -> int:
@@ -162,6 +201,24 @@ class Leases:
             )
         self.store.reap_workers(now)
         self.live = max(1, self.store.live_workers(now))
+        self._counted = now_mono
+
+    def _count_live(self) -> None:
+        """Count the live workers again (one may have joined), at most every LOOK_EVERY."""
+        now = time.monotonic()
+        if now - self._counted >= LOOK_EVERY:
+            self._counted = now
+            self.live = max(1, self.store.live_workers(time.time()))
+
+    def _wants_hosts(self) -> bool:
+        """Look for hosts not held: when none is, or (every LOOK_EVERY) while short of slots."""
+        now = time.monotonic()
+        if self.held and (
+            sum(self.held.values()) >= self.capacity or now - self._looked < LOOK_EVERY
+        ):
+            return False
+        self._looked = now
+        return True
 
     def lease(self, origin: str, want: int) -> int:
         """Hold ``want`` slots of ``origin`` (fewer if the others hold the rest)."""
@@ -175,7 +232,7 @@ class Leases:
     def claim(self, limit: int) -> list[Claimed]:
         """Up to ``limit`` URLs of hosts this worker holds, leasing more hosts when short."""
         self.beat()
-        self.live = max(1, self.store.live_workers(time.time()))  # a worker may have joined
+        self._count_live()  # a worker may have joined: the share shrinks
         share = self.share()
         out: list[Claimed] = []
         for origin in list(self.held):
@@ -188,7 +245,7 @@ class Leases:
             if not got and busy == 0 and not self.pending.get(origin):
                 self.lease(origin, 0)  # nothing queued here: let the others have it
             out.extend(got)
-        if len(out) < limit:
+        if len(out) < limit and self._wants_hosts():
             for origin in self.store.hosts_with_work(HOSTS_PER_ROUND):
                 if len(out) >= limit:
                     break
@@ -198,8 +255,14 @@ class Leases:
         return out
 
     def _claim_from(self, origin: str, limit: int) -> list[Claimed]:
-        room = self.held.get(origin, 0) * CLAIM_PER_SLOT - self.pending.get(origin, 0)
-        if room <= 0 or limit <= 0:
+        """Claim when at most half of the host's allowance is left: batches, not one URL a page.
+
+        The engine asks for work after every page; topping the allowance up each time
+        made a claim (a round trip and a commit) of one or two URLs a page.
+        """
+        allowance = self.held.get(origin, 0) * CLAIM_PER_SLOT
+        room = allowance - self.pending.get(origin, 0)
+        if room <= 0 or limit <= 0 or room * 2 < allowance:
             return []
         got = self.store.claim_host(self.worker, origin, min(room, limit))
         self.pending[origin] = self.pending.get(origin, 0) + len(got)
@@ -235,7 +298,9 @@ class FleetPoliteness(Politeness):
         )
         self.leases = leases
         self.store = leases.store
-        self._freed = asyncio.Condition()
+        #: One condition per origin: a freed slot wakes one waiter of its own host, not
+        #: every task of the worker (most of them wait for a slot on a one-host site).
+        self._freed: dict[str, asyncio.Condition] = {}
 
     async def _fetch_robots(self, origin: str) -> RobotsRules:
         """The origin's robots.txt as the fleet fetched it once (fetched here if first)."""
@@ -258,7 +323,10 @@ class FleetPoliteness(Politeness):
     async def slot(self, origin: str) -> AsyncIterator[None]:
         """One of this worker's slots on ``origin``, started when the fleet's pace allows."""
         leases = self.leases
-        async with self._freed:
+        freed = self._freed.get(origin)
+        if freed is None:
+            freed = self._freed[origin] = asyncio.Condition()
+        async with freed:
             while True:
                 active, held = leases.active.get(origin, 0), leases.held.get(origin, 0)
                 if active < min(held, leases.share()):
@@ -269,7 +337,7 @@ class FleetPoliteness(Politeness):
                     break
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(POLL * 4):
-                        await self._freed.wait()  # a local request ended, or poll again
+                        await freed.wait()  # a local request to it ended, or poll again
             leases.active[origin] = active + 1
         try:
             await self._pace(origin)
@@ -279,8 +347,8 @@ class FleetPoliteness(Politeness):
             if leases.held.get(origin, 0) > max(leases.share(), leases.active[origin]):
                 # More workers joined since: give back what is over this one's share.
                 leases.lease(origin, max(leases.share(), leases.active[origin]))
-            async with self._freed:
-                self._freed.notify_all()
+            async with freed:
+                freed.notify()
 
     async def _pace(self, origin: str) -> None:
         """Wait until ``origin``'s interval has passed since the fleet's last request to it."""
@@ -328,6 +396,9 @@ class FleetCrawler(Crawler):
             renderer=renderer,
         )
         self.fleet_store = store
+        store.split_turn(turn_keys)
+        #: Origins of claimed URLs whose scope was read after they were first seen.
+        self._origins_read: set[str] = set()
         self._join = join
         self._lease = lease
         self.leases: Leases | None = None
@@ -339,7 +410,9 @@ class FleetCrawler(Crawler):
         else:
             start = super()._prepare(resume)
             self.store.set_meta(LEASE_META, repr(self._lease))
-        self.leases = Leases(self.fleet_store, self.config.per_host, self._lease)
+        self.leases = Leases(
+            self.fleet_store, self.config.per_host, self._lease, self.config.concurrency
+        )
         return start
 
     def _join_crawl(self) -> str:
@@ -366,10 +439,20 @@ class FleetCrawler(Crawler):
         return FleetPoliteness(fetcher, self.leases, self.config)
 
     def _claim(self, limit: int) -> list[Claimed]:
+        """Claim work; read the crawl's origins again when a claimed URL is on a new one.
+
+        The start page may have moved the site (http -> https): the worker that
+        followed it stored the new origin before queueing its first URL, so a claimed
+        URL on an origin not seen yet is the moment to read them (not every claim: that
+        was one more round trip a claim round).
+        """
         assert self.leases is not None
-        # The start page may have moved the site (http -> https): judge links as it did.
-        self._adopt_origins()
-        return self.leases.claim(limit)
+        claimed = self.leases.claim(limit)
+        fresh = {origin_of(item.spelling) for item in claimed} - self._origins_read
+        if fresh:
+            self._adopt_origins()
+            self._origins_read |= fresh
+        return claimed
 
     async def _process(self, item: Claimed) -> None:
         assert self.leases is not None

@@ -92,10 +92,12 @@ class _Parser(Protego):
     """
 
     def _get_matching_rule_set(self, user_agent: str) -> Any:
-        agent = user_agent.strip().lower()
-        named = [ua for ua in self._user_agents if ua != "*" and _names(ua, agent)]
-        best = max(named, key=len, default="*")
-        return self._user_agents.get(best)
+        chosen: dict[str, Any] = self._matched_rule_set  # protego's per-agent cache
+        if user_agent not in chosen:
+            agent = user_agent.strip().lower()
+            named = [ua for ua in self._user_agents if ua != "*" and _names(ua, agent)]
+            chosen[user_agent] = self._user_agents.get(max(named, key=len, default="*"))
+        return chosen[user_agent]
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -28,7 +28,7 @@ URL states, as stored:
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, Protocol
 
@@ -635,6 +635,15 @@ class FleetStore(CrawlStore, Protocol):
         turn, taken only by a step that meets new URLs or requeues a ``HELD`` one.  A
         worker commits at once when this is true; otherwise its writes (its own
         pages' rows and links) wait for the next commit tick, as a lone crawl's do.
+        """
+        ...
+
+    def split_turn(self, keys: Callable[[str], Iterable[str]]) -> None:
+        """Split the write turn by ``keys(url)``: steps whose new URLs share no key run at once.
+
+        The fleet passes the trap counters a URL is judged by (its pattern and facet),
+        so two steps that could add the same URL or move the same counter still take
+        turns, and the others do not wait.  SQLite: nothing (its write lock is one).
         """
         ...
 

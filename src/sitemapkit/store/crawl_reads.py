@@ -11,7 +11,10 @@ arrays) stay with each store.
 
 from __future__ import annotations
 
-from sitemapkit.store.base import Fate, RunRow, UrlState
+from collections.abc import Sequence
+
+from sitemapkit.model import PageRecord
+from sitemapkit.store.base import Explanation, Fate, RunRow, UrlState
 from sitemapkit.store.sqlreader import SqlReader
 
 
@@ -75,3 +78,127 @@ def note_counts(db: SqlReader) -> dict[str, tuple[int, str]]:
             "FROM notes GROUP BY code) g JOIN urls u ON u.id = g.first ORDER BY g.code"
         )
     }
+
+
+#: A page's record (SQLite's SQL; the PostgreSQL store passes its own to :func:`explain`).
+RECORD_SQL = (
+    "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
+    "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
+    "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
+    "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
+    "(SELECT group_concat(n.code || ': ' || n.message, char(10)) FROM notes n "
+    "WHERE n.page_id = u.id) "
+    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
+)
+
+#: States of a URL this run has not decided yet: its reason reads as ``not-crawled``.
+UNDECIDED = (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)
+
+
+def undecided(state: object) -> bool:
+    """A URL this run has not decided yet (one of :data:`UNDECIDED`)."""
+    return int(state) in UNDECIDED  # type: ignore[call-overload]
+
+
+def page_record(row: Sequence[object]) -> PageRecord:
+    """A row of :data:`RECORD_SQL` (or the PostgreSQL store's twin) as a :class:`PageRecord`."""
+    reason = row[6]
+    indexable = bool(row[5])
+    if undecided(row[13]):
+        # Not decided in this run (an earlier run's verdict may still be in the row).
+        reason, indexable = "not-crawled", False
+    extra: dict[str, str] = {}
+    if row[14] is not None:
+        extra["detail"] = str(row[14])
+    if row[15] is not None:
+        extra["found_from"] = str(row[15])
+    if row[16] is not None:  # rendered: how it went, why, and the links only rendering found
+        extra["render"] = str(row[16])
+        extra["render_why"] = str(row[17] or "")
+        extra["rendered_links"] = " ".join(str(row[18]).split())
+    if row[19] is not None:  # links-capped, annotations the writer left out ...
+        extra["notes"] = str(row[19])
+    return PageRecord(
+        url=str(row[0]),
+        status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
+        depth=int(row[2]),  # type: ignore[call-overload]
+        title=None if row[3] is None else str(row[3]),
+        canonical=None if row[4] is None else str(row[4]),
+        indexable=indexable,
+        reason=None if reason is None else str(reason),
+        inlinks=int(row[7]),  # type: ignore[call-overload]
+        outlinks=int(row[8]),  # type: ignore[call-overload]
+        lastmod=None if row[9] is None else str(row[9]),
+        lastmod_source=None if row[10] is None else str(row[10]),
+        content_type=None if row[11] is None else str(row[11]),
+        redirect_to=None if row[12] is None else str(row[12]),
+        extra=extra,
+    )
+
+
+def counts(conn: SqlReader) -> dict[str, int]:
+    """URLs by state, and the fetched, indexable and failed totals (``CrawlStore.counts``)."""
+    out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
+    names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
+    for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
+        out[names.get(int(state), "other")] = int(n)
+    out["seen"] = sum(out.values())  # every URL, as many as page_records yields
+    row = conn.execute(
+        "SELECT COUNT(fetched_at), "
+        "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
+        "COALESCE(SUM(CASE WHEN status IS NULL AND fetched_at IS NOT NULL THEN 1 "
+        "WHEN status >= 500 THEN 1 ELSE 0 END), 0) FROM urls"
+    ).fetchone()
+    out["fetched"], out["indexable"], out["errors"] = int(row[0]), int(row[1]), int(row[2])
+    return out
+
+
+def explain(conn: SqlReader, url: str, record_sql: str = RECORD_SQL) -> Explanation | None:
+    """Why ``url`` has its fate: its record, who found it and how, its redirect chain."""
+    row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
+    if row is None:
+        return None
+    ids = conn.execute(
+        "SELECT id, found_from, fetched_at FROM urls WHERE url = ? OR loc = ?", (url, url)
+    ).fetchone()
+    url_id, found_from_id, fetched_at = ids
+    found_from = found_how = None
+    if found_from_id is not None:
+        src = conn.execute(
+            "SELECT COALESCE(loc, url) FROM urls WHERE id = ?", (found_from_id,)
+        ).fetchone()
+        found_from = None if src is None else str(src[0])
+        how = conn.execute(
+            "SELECT kind, nofollow FROM links WHERE to_id = ? AND from_id = ? LIMIT 1",
+            (url_id, found_from_id),
+        ).fetchone()
+        if how is not None:
+            found_how = str(how[0]) + (" (nofollow)" if how[1] else "")
+    chain: list[tuple[str, int | None]] = []
+    seen = {url}
+    current = url
+    while True:
+        hop = conn.execute(
+            "SELECT status, redirect_to FROM urls WHERE url = ? OR loc = ?", (current, current)
+        ).fetchone()
+        if hop is None:
+            chain.append((current, None))
+            break
+        chain.append((current, None if hop[0] is None else int(hop[0])))
+        target = hop[1]
+        if target is None or target in seen or len(chain) > 20:
+            if target is not None and target in seen:
+                chain.append((str(target), None))
+            break
+        seen.add(str(target))
+        current = str(target)
+    record = page_record(row)
+    return Explanation(
+        record=record,
+        state=UrlState(int(row[13])),
+        detail=None if row[14] is None else str(row[14]),
+        found_from=found_from,
+        found_how=found_how,
+        redirect_chain=tuple(chain) if len(chain) > 1 else (),
+        fetched_at=None if fetched_at is None else float(fetched_at),
+    )

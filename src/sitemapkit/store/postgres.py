@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate, PageRecord
-from sitemapkit.store import crawl_reads
+from sitemapkit.store import crawl_reads, run_end
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -72,9 +72,6 @@ from sitemapkit.store.sqlite import (
     APPLICATION_ID,
     PAGE_URLS_SQL,
     REJUDGE_STALE,
-    _counts,
-    _explain,
-    _record,
 )
 from sitemapkit.urls import origin_of
 
@@ -179,6 +176,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sent = 0
         #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
         self._turn = False
+        #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
+        self._turn_keys: Callable[[str], Iterable[str]] | None = None
+        self._held: set[str] = set()
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: URLs a lookup did not find (one writer: still absent until this store adds them).
         self._absent: set[str] = set()
@@ -270,6 +270,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             self._conn.close()
         del self._batch[checkpoint:]  # the failed call runs again from its start
         self._turn = False  # taken again if needed (the lock is re-entrant)
+        self._held.clear()
         self._conn = connect(self.spec, autocommit=True)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
@@ -349,7 +350,15 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
         self._flush()
         try:
-            self._conn.commit()
+            try:
+                self._conn.commit()
+            except psycopg.Error as exc:
+                # A connection lost before COMMIT was answered (a pipeline learns it only
+                # here): the server rolled the transaction back; replay it and commit.
+                if not self.recover(exc, len(self._batch)):
+                    raise
+                self._now()
+                self._conn.commit()
         except psycopg.Error as exc:
             raise StoreWriteError(
                 f"{self.name}: cannot commit the crawl state ({exc}); the last batch may be "
@@ -358,21 +367,30 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._batch.clear()
         self._sent = 0
         self._turn = False
+        self._held.clear()
 
     def rollback(self) -> None:
         self._batch.clear()
         self._sent = 0
         self._turn = False
+        self._held.clear()
         self._cache.clear()
         self._absent.clear()
         with contextlib.suppress(Exception):
             self._conn.rollback()
 
     def close(self) -> None:
+        """Commit what was written since the last commit, then close.
+
+        Nothing written (a rollback, or only reads, since the last commit): nothing is
+        committed, so a connection lost meanwhile (the reason for the rollback, often)
+        does not turn the close into a second error over the first.
+        """
         if self._closed:
             return
         try:
-            self.commit()
+            if self._batch:
+                self.commit()
         finally:
             self._closed = True
             self._conn.close()  # the advisory lock goes with the session
@@ -420,10 +438,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 found[url] = hit
         if missing:
             self._select(missing, found)
-        if self._shared and not self._turn:
+        keys = self._turn_keys
+        if self._shared and (not self._turn or keys is not None):
             unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
-            if unsure:
-                self._take_turn()
+            if unsure and self._take_turn(
+                () if keys is None else [k for url in unsure for k in keys(url)]
+            ):
                 for url in unsure:
                     found.pop(url, None)
                 self._select(unsure, found)  # sent with the lock: one round trip
@@ -432,11 +452,38 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def holds_turn(self) -> bool:
         return self._turn
 
-    def _take_turn(self) -> None:
-        """The fleet's write turn, until this transaction ends (kept for the next round trip)."""
-        key = (APPLICATION_ID + 2, self.spec.schema)
-        self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+    def split_turn(self, keys: Callable[[str], Iterable[str]]) -> None:
+        self._turn_keys = keys
+
+    def _take_turn(self, keys: Sequence[str] = ()) -> bool:
+        """The fleet's write turn until this transaction ends (kept for the next round trip).
+
+        Split (:meth:`split_turn`): a transaction advisory lock per key not held yet,
+        taken in one statement in the order of the locks' hashes, so two workers never
+        hold one each of two keys both want (no deadlock).  True when a lock was asked
+        for (what was looked up before it may have changed).
+        """
+        if self._turn_keys is None:
+            if self._turn:
+                return False
+            key = (APPLICATION_ID + 2, self.spec.schema)
+            self._write(lambda c: c.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", key))
+            self._turn = True
+            return True
+        need = sorted(set(keys) - self._held)
+        if not need:
+            return False
+        self._held.update(need)
+        args = (APPLICATION_ID + 2, self.spec.schema + "\n", need)
+        self._write(
+            lambda c: c.execute(
+                "SELECT pg_advisory_xact_lock(%s, h) FROM (SELECT DISTINCT hashtext(%s || k) AS h "
+                "FROM unnest(%s::text[]) AS k ORDER BY 1) s",
+                args,
+            )
+        )
         self._turn = True
+        return True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
         if len(self._cache) + len(keys) > _CACHE_MAX:
@@ -543,10 +590,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not rows:
             return
         args = ([i for i, _ in rows], [d for _, d in rows])
-        if self._shared and not self._turn:
+        if self._shared:
             # Another worker may requeue the same row: under the turn, so that no worker
-            # waits on a row another holds while that one waits for the turn.
-            self._take_turn()
+            # waits on a row another holds while that one waits for the turn.  Split, the
+            # rows' own keys: taken after the step's URL keys, and the last lock a step
+            # takes before its commit, so no worker waits for a URL key holding a row key.
+            self._take_turn([f"row {url_id}" for url_id, _ in rows])
         self._write(
             lambda c: c.execute(
                 "UPDATE urls u SET state = 0, reason = NULL, depth = v.depth "
@@ -648,27 +697,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_writes
     def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        done = figures or RunFigures()
-        self._write(
-            lambda c: c.execute(
-                "UPDATE runs SET state = %s, ended_at = %s, pages = COALESCE(pages, 0) + %s, "
-                "not_modified = COALESCE(not_modified, 0) + %s, "
-                "bytes = COALESCE(bytes, 0) + %s, "
-                "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
-                "WHERE id = (SELECT MAX(id) FROM runs)",
-                (state, ended_at, done.pages, done.not_modified, done.bytes),
-            )
-        )
-        if state == "finished":  # every page still linked was reached: the rest are gone
-            self._write(
-                lambda c: c.execute(
-                    "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
-                    "detail = 'no longer linked from the site', etag = NULL, "
-                    "last_modified = NULL WHERE state = 4"
-                )
-            )
+        self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at, figures))
+        if state == "finished":  # URLs turned unlinked: what the cache says is stale
             self._cache.clear()
-        self._write(_record_run_changes)
 
     @_reads
     def run_started(self) -> float | None:
@@ -755,7 +786,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- reading ------------------------------------------------------------------
     @_reads
     def counts(self) -> dict[str, int]:
-        return _counts(Qmark(self._now()))
+        return crawl_reads.counts(Qmark(self._now()))
 
     @_reads
     def queued(self) -> int:
@@ -857,7 +888,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def page_records(self) -> Iterator[PageRecord]:
         """Every URL seen, in discovery order, streamed (see the SQLite store)."""
         for row in self.stream(_RECORD_SQL + " ORDER BY u.id"):
-            yield _record(row)
+            yield crawl_reads.page_record(row)
 
     @_streams
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
@@ -866,7 +897,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
-        return _explain(Qmark(self._now()), url, _RECORD_SQL)
+        return crawl_reads.explain(Qmark(self._now()), url, _RECORD_SQL)
 
     @_reads
     def fetched_count(self, since: float) -> int:
@@ -890,7 +921,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = self._now().execute(
             _RECORD_SELECT + ", u.id " + _RECORD_FROM + " WHERE u.id = ANY(%s)", (list(ids),)
         )
-        found = {int(row[-1]): _record(row) for row in rows.fetchall()}
+        found = {int(row[-1]): crawl_reads.page_record(row) for row in rows.fetchall()}
         return [found[i] for i in ids if i in found]
 
     @_streams
@@ -905,13 +936,6 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, the kept writes sent first."""
         yield from server_rows(self._now(), sql, args)
-
-
-def _record_run_changes(conn: psycopg.Connection) -> None:
-    """The last run's change records (:mod:`~sitemapkit.store.sqlite_changes`' SQL)."""
-    row = conn.execute("SELECT MAX(id) FROM runs").fetchone()
-    if row is not None and row[0] is not None:
-        changes.record_changes(Qmark(conn), int(row[0]))
 
 
 def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:

@@ -15,7 +15,8 @@ time, PostgreSQL lets them all in, so
   transaction advisory lock, taken by the store's ``lookup`` and released by the
   commit that ends the step, as ``BEGIN IMMEDIATE`` serialises it in SQLite.
 
-Every method commits its own work, as in SQLite.
+Every method commits its own work, as in SQLite.  The statements both stores run
+are in :mod:`~sitemapkit.store.fleet_sql` (through :class:`~.postgres_conn.Qmark`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
-from sitemapkit.store.postgres_conn import pg_guard
+from sitemapkit.store.postgres_conn import Qmark, pg_guard
 
 if TYPE_CHECKING:
     import psycopg
@@ -66,15 +68,6 @@ FLEET_SCHEMA = """
     )
 """
 
-#: The origins with queued URLs, one index probe each (a loose scan of urls_origin_queue).
-_HOSTS_SQL = (
-    "WITH RECURSIVE h(o) AS ("
-    "SELECT (SELECT MIN(origin) FROM urls WHERE state = 0) "
-    "UNION ALL SELECT (SELECT MIN(origin) FROM urls WHERE state = 0 AND origin > h.o) "
-    "FROM h WHERE h.o IS NOT NULL) "
-    "SELECT o FROM h WHERE o IS NOT NULL LIMIT %s"
-)
-_ADD_HOST = "INSERT INTO hosts(origin) VALUES (%s) ON CONFLICT(origin) DO NOTHING"
 _CLAIM_HOST = (
     "UPDATE urls u SET state = 1, worker = %s FROM (SELECT id FROM urls WHERE state = 0 "
     "AND origin = %s ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
@@ -84,17 +77,6 @@ _CLAIM_HOST = (
 
 _fleet = pg_guard("write the fleet's leases", StoreWriteError)
 _reads = pg_guard("read the fleet's leases", StoreError)
-
-
-def _drop_worker(conn: psycopg.Connection, worker: int) -> int:
-    cur = conn.execute(
-        "UPDATE urls SET state = 0, worker = NULL WHERE state = 1 AND worker = %s", (worker,)
-    )
-    released = cur.rowcount
-    conn.execute("DELETE FROM host_slots WHERE worker = %s", (worker,))
-    conn.execute("UPDATE hosts SET robots_by = NULL WHERE robots_by = %s", (worker,))
-    conn.execute("DELETE FROM workers WHERE id = %s", (worker,))
-    return int(released)
 
 
 class PgFleetTables:
@@ -130,37 +112,22 @@ class PgFleetTables:
         from sitemapkit.urls import origin_of
 
         def work(conn: psycopg.Connection) -> int:
-            row = conn.execute(
-                "INSERT INTO workers(name, started, expires) VALUES (%s, %s, %s) RETURNING id",
-                (name, now, now + ttl),
-            ).fetchone()
-            assert row is not None
-            missing = conn.execute(  # a crawl started alone: its URLs have no origin yet
-                "SELECT id, url FROM urls WHERE origin IS NULL AND state IN (0, 1, 3, 4)"
-            ).fetchall()
+            worker = fleet_sql.join(Qmark(conn), name, now, ttl)
+            missing = fleet_sql.unplaced(Qmark(conn))
             if missing:
                 conn.execute(
                     "UPDATE urls u SET origin = v.origin FROM unnest(%s::bigint[], %s::text[]) "
                     "AS v(id, origin) WHERE u.id = v.id",
-                    ([int(i) for i, _ in missing], [origin_of(str(u)) for _, u in missing]),
+                    ([i for i, _ in missing], [origin_of(u) for _, u in missing]),
                 )
-            return int(row[0])
+            return worker
 
         self.fleet_worker = int(self._own(work))
         return self.fleet_worker
 
     @_fleet
     def heartbeat(self, worker: int, now: float, ttl: float) -> bool:
-        return bool(
-            self._own(
-                lambda c: (
-                    c.execute(
-                        "UPDATE workers SET expires = %s WHERE id = %s", (now + ttl, worker)
-                    ).rowcount
-                    == 1
-                )
-            )
-        )
+        return bool(self._own(lambda c: fleet_sql.heartbeat(Qmark(c), worker, now, ttl)))
 
     @_fleet
     def reap_workers(self, now: float) -> int:
@@ -168,56 +135,30 @@ class PgFleetTables:
             dead = conn.execute(
                 "SELECT id FROM workers WHERE expires < %s FOR UPDATE SKIP LOCKED", (now,)
             ).fetchall()
-            return sum(_drop_worker(conn, int(r[0])) for r in dead)
+            return sum(fleet_sql.drop_worker(Qmark(conn), int(r[0])) for r in dead)
 
         return int(self._own(work))
 
     @_reads
     def live_workers(self, now: float) -> int:
-        row = (
-            self._now()
-            .execute("SELECT COUNT(*) FROM workers WHERE expires >= %s", (now,))
-            .fetchone()
-        )
-        return 0 if row is None else int(row[0])
+        return fleet_sql.live_workers(Qmark(self._now()), now)
 
     @_fleet
     def leave_fleet(self, worker: int) -> int:
-        released = int(self._own(lambda c: _drop_worker(c, worker)))
+        released = int(self._own(lambda c: fleet_sql.drop_worker(Qmark(c), worker)))
         if worker == self.fleet_worker:
             self.fleet_worker = None
         return released
 
     @_reads
     def hosts_with_work(self, limit: int) -> list[str]:
-        return [str(r[0]) for r in self._now().execute(_HOSTS_SQL, (limit,))]
+        return fleet_sql.hosts_with_work(Qmark(self._now()), limit)
 
     @_fleet
     def lease_slots(self, worker: int, origin: str, per_host: int, want: int, now: float) -> int:
-        def work(conn: psycopg.Connection) -> int:
-            conn.execute(_ADD_HOST, (origin,))
-            taken = conn.execute(
-                "SELECT slot, worker FROM host_slots WHERE origin = %s ORDER BY slot", (origin,)
-            ).fetchall()
-            mine = [int(s) for s, w in taken if w == worker]
-            if len(mine) > want:
-                conn.execute(
-                    "DELETE FROM host_slots WHERE origin = %s AND slot = ANY(%s)",
-                    (origin, mine[want:]),
-                )
-                return want
-            used = {int(s) for s, _ in taken}
-            free = [s for s in range(per_host) if s not in used][: want - len(mine)]
-            if not free:
-                return len(mine)
-            got = conn.execute(  # another worker may take a free slot first: count ours
-                "INSERT INTO host_slots(origin, slot, worker) SELECT %s, s, %s "
-                "FROM unnest(%s::int[]) s ON CONFLICT(origin, slot) DO NOTHING RETURNING slot",
-                (origin, worker, free),
-            ).fetchall()
-            return len(mine) + len(got)
-
-        return int(self._own(work))
+        return int(
+            self._own(lambda c: fleet_sql.lease_slots(Qmark(c), worker, origin, per_host, want))
+        )
 
     @_fleet
     def claim_host(self, worker: int, origin: str, limit: int) -> list[Claimed]:
@@ -227,62 +168,23 @@ class PgFleetTables:
 
     @_reads
     def host_robots(self, origin: str) -> HostRobots | None:
-        row = (
-            self._now()
-            .execute(
-                "SELECT robots_status, robots_body, robots_error, robots_at FROM hosts "
-                "WHERE origin = %s AND robots_at IS NOT NULL",
-                (origin,),
-            )
-            .fetchone()
-        )
-        if row is None:
-            return None
-        status = None if row[0] is None else int(row[0])
-        return HostRobots(status, bytes(row[1] or b""), row[2], float(row[3]))
+        return fleet_sql.host_robots(Qmark(self._now()), origin)
 
     @_fleet
     def take_robots_fetch(self, worker: int, origin: str, now: float, stale_before: float) -> bool:
-        def work(conn: psycopg.Connection) -> bool:
-            conn.execute(_ADD_HOST, (origin,))
-            cur = conn.execute(
-                "UPDATE hosts SET robots_by = %s WHERE origin = %s "
-                "AND (robots_at IS NULL OR robots_at < %s) AND (robots_by IS NULL "
-                "OR robots_by = %s OR robots_by NOT IN "
-                "(SELECT id FROM workers WHERE expires >= %s))",
-                (worker, origin, stale_before, worker, now),
-            )
-            return cur.rowcount == 1
-
-        return bool(self._own(work))
-
-    @_fleet
-    def set_host_robots(self, origin: str, robots: HostRobots) -> None:
-        self._own(
-            lambda c: c.execute(
-                "UPDATE hosts SET robots_status = %s, robots_body = %s, robots_error = %s, "
-                "robots_at = %s, robots_by = NULL WHERE origin = %s",
-                (robots.status, robots.body, robots.error, robots.fetched_at, origin),
+        return bool(
+            self._own(
+                lambda c: fleet_sql.take_robots_fetch(Qmark(c), worker, origin, now, stale_before)
             )
         )
 
     @_fleet
-    def pace(self, origin: str, now: float, interval: float) -> float:
-        def work(conn: psycopg.Connection) -> float:
-            conn.execute(_ADD_HOST, (origin,))
-            cur = conn.execute(
-                "UPDATE hosts SET last_start = %s WHERE origin = %s AND last_start <= %s",
-                (now, origin, now - interval),
-            )
-            if cur.rowcount == 1:
-                return 0.0
-            row = conn.execute(
-                "SELECT last_start FROM hosts WHERE origin = %s", (origin,)
-            ).fetchone()
-            assert row is not None
-            return max(float(row[0]) + interval - now, 1e-3)
+    def set_host_robots(self, origin: str, robots: HostRobots) -> None:
+        self._own(lambda c: fleet_sql.set_host_robots(Qmark(c), origin, robots))
 
-        return float(self._own(work))
+    @_fleet
+    def pace(self, origin: str, now: float, interval: float) -> float:
+        return float(self._own(lambda c: fleet_sql.pace(Qmark(c), origin, now, interval)))
 
     @_reads
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:

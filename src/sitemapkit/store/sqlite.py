@@ -50,17 +50,17 @@ from sitemapkit.store.base import (
 )
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
+from sitemapkit.store.run_end import end_run
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 from sitemapkit.store.sqlite_changes import (
     CHANGES_SCHEMA,
     facts_at,
-    record_changes,
     url_history,
 )
 from sitemapkit.store.sqlite_changes import changes_between as _changes_between
 from sitemapkit.store.sqlite_fleet import FLEET_SCHEMA, FleetTables
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
-from sitemapkit.store.sqlreader import Batched, SqlReader
+from sitemapkit.store.sqlreader import Batched
 from sitemapkit.urls import origin_of
 
 _P = ParamSpec("_P")
@@ -560,25 +560,8 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_writes
     def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        conn = self._begin()
-        done = figures or RunFigures()
-        conn.execute(
-            "UPDATE runs SET state = ?, ended_at = ?, pages = COALESCE(pages, 0) + ?, "
-            "not_modified = COALESCE(not_modified, 0) + ?, bytes = COALESCE(bytes, 0) + ?, "
-            "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
-            "WHERE id = (SELECT MAX(id) FROM runs)",
-            (state, ended_at, done.pages, done.not_modified, done.bytes),
-        )
-        if state == "finished":  # every page still linked was reached: the rest are gone
-            conn.execute(
-                "UPDATE urls SET state = 2, indexable = 0, reason = 'unlinked', "
-                "detail = 'no longer linked from the site', etag = NULL, last_modified = NULL "
-                "WHERE state = 4"
-            )
+        if end_run(self._begin(), state, ended_at, figures):
             self._cache.clear()
-        run = conn.execute("SELECT MAX(id) FROM runs").fetchone()[0]
-        if run is not None:
-            record_changes(conn, int(run))
 
     @_reads
     def run_started(self) -> float | None:
@@ -682,7 +665,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     # -- reading ------------------------------------------------------------------
     @_reads
     def counts(self) -> dict[str, int]:
-        return _counts(self._conn)
+        return crawl_reads.counts(self._conn)
 
     @_reads
     def queued(self) -> int:
@@ -734,13 +717,13 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         for a rendered page, ``render`` (``rendered``, ``render-timeout`` ...),
         ``render_why`` and ``rendered_links`` (space-separated URLs only rendering found).
         """
-        cur = self._conn.execute(_RECORD_SQL + " ORDER BY u.id")
+        cur = self._conn.execute(crawl_reads.RECORD_SQL + " ORDER BY u.id")
         while True:
             rows = cur.fetchmany(1000)
             if not rows:
                 return
             for row in rows:
-                yield _record(row)
+                yield crawl_reads.page_record(row)
 
     @_streams
     def page_urls(self) -> Iterator[tuple[int, str, bool]]:
@@ -750,7 +733,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def explain(self, url: str) -> Explanation | None:
-        return _explain(self._conn, url)
+        return crawl_reads.explain(self._conn, url)
 
     @_reads
     def fetched_count(self, since: float) -> int:
@@ -769,9 +752,9 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_reads
     def records_by_id(self, ids: Sequence[int]) -> list[PageRecord]:
-        one = _RECORD_SQL + " WHERE u.id = ?"
+        one = crawl_reads.RECORD_SQL + " WHERE u.id = ?"
         rows = (self._conn.execute(one, (url_id,)).fetchone() for url_id in ids)
-        return [_record(row) for row in rows if row is not None]
+        return [crawl_reads.page_record(row) for row in rows if row is not None]
 
     @_streams
     def thumbnails(self) -> Iterator[tuple[str, Thumbnail]]:
@@ -789,22 +772,6 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
 
 # -- read-only helpers shared by the store and the module functions ---------------------
-
-
-def _counts(conn: SqlReader) -> dict[str, int]:
-    out = {"queued": 0, "claimed": 0, "done": 0, "held": 0, "stale": 0}
-    names = {0: "queued", 1: "claimed", 2: "done", 3: "held", 4: "stale"}
-    for state, n in conn.execute("SELECT state, COUNT(*) FROM urls GROUP BY state"):
-        out[names.get(int(state), "other")] = int(n)
-    out["seen"] = sum(out.values())  # every URL, as many as page_records yields
-    row = conn.execute(
-        "SELECT COUNT(fetched_at), "
-        "COALESCE(SUM(CASE WHEN state = 2 THEN indexable ELSE 0 END), 0), "
-        "COALESCE(SUM(CASE WHEN status IS NULL AND fetched_at IS NOT NULL THEN 1 "
-        "WHEN status >= 500 THEN 1 ELSE 0 END), 0) FROM urls"
-    ).fetchone()
-    out["fetched"], out["indexable"], out["errors"] = int(row[0]), int(row[1]), int(row[2])
-    return out
 
 
 def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
@@ -867,116 +834,13 @@ _PAGE_FACTS = (
     ("thumbnails", "page_id"),
 )
 
-_RECORD_SQL = (
-    "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
-    "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
-    "u.outlinks, u.lastmod, u.lastmod_source, u.content_type, u.redirect_to, u.state, "
-    "u.detail, COALESCE(f.loc, f.url), r.status, r.why, r.links, "
-    "(SELECT group_concat(n.code || ': ' || n.message, char(10)) FROM notes n "
-    "WHERE n.page_id = u.id) "
-    "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
-)
-
-
-#: States of a URL this run has not decided yet: its reason reads as ``not-crawled``.
-UNDECIDED = (UrlState.QUEUED, UrlState.CLAIMED, UrlState.STALE)
 
 #: :meth:`SqliteStore.page_urls` (plain SQL, the PostgreSQL store runs it too): the
 #: verdict is made by the database, a Python step per row cost more than the read.
 PAGE_URLS_SQL = (
     f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
-    f"({', '.join(str(int(s)) for s in UNDECIDED)})) FROM urls ORDER BY id"
+    f"({', '.join(str(int(s)) for s in crawl_reads.UNDECIDED)})) FROM urls ORDER BY id"
 )
-
-
-def undecided(state: object) -> bool:
-    """A URL this run has not decided yet (one of :data:`UNDECIDED`)."""
-    return int(state) in UNDECIDED  # type: ignore[call-overload]
-
-
-def _record(row: Sequence[object]) -> PageRecord:
-    reason = row[6]
-    indexable = bool(row[5])
-    if undecided(row[13]):
-        # Not decided in this run (an earlier run's verdict may still be in the row).
-        reason, indexable = "not-crawled", False
-    extra: dict[str, str] = {}
-    if row[14] is not None:
-        extra["detail"] = str(row[14])
-    if row[15] is not None:
-        extra["found_from"] = str(row[15])
-    if row[16] is not None:  # rendered: how it went, why, and the links only rendering found
-        extra["render"] = str(row[16])
-        extra["render_why"] = str(row[17] or "")
-        extra["rendered_links"] = " ".join(str(row[18]).split())
-    if row[19] is not None:  # links-capped, annotations the writer left out ...
-        extra["notes"] = str(row[19])
-    return PageRecord(
-        url=str(row[0]),
-        status=None if row[1] is None else int(row[1]),  # type: ignore[call-overload]
-        depth=int(row[2]),  # type: ignore[call-overload]
-        title=None if row[3] is None else str(row[3]),
-        canonical=None if row[4] is None else str(row[4]),
-        indexable=indexable,
-        reason=None if reason is None else str(reason),
-        inlinks=int(row[7]),  # type: ignore[call-overload]
-        outlinks=int(row[8]),  # type: ignore[call-overload]
-        lastmod=None if row[9] is None else str(row[9]),
-        lastmod_source=None if row[10] is None else str(row[10]),
-        content_type=None if row[11] is None else str(row[11]),
-        redirect_to=None if row[12] is None else str(row[12]),
-        extra=extra,
-    )
-
-
-def _explain(conn: SqlReader, url: str, record_sql: str = _RECORD_SQL) -> Explanation | None:
-    row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
-    if row is None:
-        return None
-    ids = conn.execute(
-        "SELECT id, found_from, fetched_at FROM urls WHERE url = ? OR loc = ?", (url, url)
-    ).fetchone()
-    url_id, found_from_id, fetched_at = ids
-    found_from = found_how = None
-    if found_from_id is not None:
-        src = conn.execute(
-            "SELECT COALESCE(loc, url) FROM urls WHERE id = ?", (found_from_id,)
-        ).fetchone()
-        found_from = None if src is None else str(src[0])
-        how = conn.execute(
-            "SELECT kind, nofollow FROM links WHERE to_id = ? AND from_id = ? LIMIT 1",
-            (url_id, found_from_id),
-        ).fetchone()
-        if how is not None:
-            found_how = str(how[0]) + (" (nofollow)" if how[1] else "")
-    chain: list[tuple[str, int | None]] = []
-    seen = {url}
-    current = url
-    while True:
-        hop = conn.execute(
-            "SELECT status, redirect_to FROM urls WHERE url = ? OR loc = ?", (current, current)
-        ).fetchone()
-        if hop is None:
-            chain.append((current, None))
-            break
-        chain.append((current, None if hop[0] is None else int(hop[0])))
-        target = hop[1]
-        if target is None or target in seen or len(chain) > 20:
-            if target is not None and target in seen:
-                chain.append((str(target), None))
-            break
-        seen.add(str(target))
-        current = str(target)
-    record = _record(row)
-    return Explanation(
-        record=record,
-        state=UrlState(int(row[13])),
-        detail=None if row[14] is None else str(row[14]),
-        found_from=found_from,
-        found_how=found_how,
-        redirect_chain=tuple(chain) if len(chain) > 1 else (),
-        fetched_at=None if fetched_at is None else float(fetched_at),
-    )
 
 
 # -- the file test -------------------------------------------------------

@@ -5,18 +5,18 @@ of it) may share one WAL database; a store opened *shared* starts every write
 transaction with ``BEGIN IMMEDIATE`` and the engine commits at each of its await
 points, so a writer holds the database for one short synchronous step (a page's
 outcome and links) and the others take turns.  Each method here commits its own
-work, for the same reason.  The SQL is kept plain (``ON CONFLICT``, ``RETURNING``,
-a recursive CTE) so the PostgreSQL store can run the same statements, adding
-``FOR UPDATE SKIP LOCKED`` where it claims.  See
+work, for the same reason.  The statements both stores run are in
+:mod:`~sitemapkit.store.fleet_sql`; the claim, the trap counters and the schema are here.  See
 :class:`~sitemapkit.store.base.FleetStore` for what each method promises.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from sitemapkit.errors import StoreWriteError
+from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
 from sitemapkit.store.guard import guard
 
@@ -56,18 +56,6 @@ FLEET_SCHEMA = """
     )
 """
 
-#: The next origin with queued URLs after a given one: a loose index scan over
-#: ``urls_origin_queue``, one index probe per host however long its queue.
-_HOSTS_SQL = (
-    "WITH RECURSIVE h(o) AS ("
-    "SELECT (SELECT MIN(origin) FROM urls WHERE state = 0) "
-    "UNION ALL SELECT (SELECT MIN(origin) FROM urls WHERE state = 0 AND origin > h.o) "
-    "FROM h WHERE h.o IS NOT NULL) "
-    "SELECT o FROM h WHERE o IS NOT NULL LIMIT ?"
-)
-
-_ADD_HOST = "INSERT INTO hosts(origin) VALUES (?) ON CONFLICT(origin) DO NOTHING"
-
 _fleet = guard("write the fleet's leases", StoreWriteError)
 
 
@@ -89,91 +77,55 @@ class FleetTables:
     def holds_turn(self) -> bool:
         return self._conn.in_transaction  # a write began it: BEGIN IMMEDIATE holds the file
 
+    def split_turn(self, keys: Callable[[str], Iterable[str]]) -> None:
+        """Nothing to split: SQLite's one write lock is the turn (see FleetStore)."""
+
     def join_fleet(self, name: str, now: float, ttl: float) -> int:
         conn = self._begin()
-        row = conn.execute(
-            "INSERT INTO workers(name, started, expires) VALUES (?, ?, ?) RETURNING id",
-            (name, now, now + ttl),
-        ).fetchone()
-        # URLs queued by a crawl made before migration 13 have no origin yet.
-        missing = conn.execute(
-            "SELECT id, url FROM urls WHERE origin IS NULL AND state IN (0, 1, 3, 4)"
-        ).fetchall()
+        worker = fleet_sql.join(conn, name, now, ttl)
+        missing = fleet_sql.unplaced(conn)
         if missing:
             from sitemapkit.urls import origin_of
 
             conn.executemany(
                 "UPDATE urls SET origin = ? WHERE id = ?",
-                [(origin_of(str(url)), int(i)) for i, url in missing],
+                [(origin_of(url), url_id) for url_id, url in missing],
             )
         self.commit()
-        self.fleet_worker = int(row[0])
-        return self.fleet_worker
+        self.fleet_worker = worker
+        return worker
 
     @_fleet
     def heartbeat(self, worker: int, now: float, ttl: float) -> bool:
-        cur = self._begin().execute(
-            "UPDATE workers SET expires = ? WHERE id = ?", (now + ttl, worker)
-        )
+        beat = fleet_sql.heartbeat(self._begin(), worker, now, ttl)
         self.commit()
-        return cur.rowcount == 1
+        return beat
 
     @_fleet
     def reap_workers(self, now: float) -> int:
         conn = self._begin()
         dead = [int(r[0]) for r in conn.execute("SELECT id FROM workers WHERE expires < ?", (now,))]
-        released = sum(self._drop_worker(conn, worker) for worker in dead)
+        released = sum(fleet_sql.drop_worker(conn, worker) for worker in dead)
         self.commit()
         return released
 
     def live_workers(self, now: float) -> int:
-        row = self._conn.execute("SELECT COUNT(*) FROM workers WHERE expires >= ?", (now,))
-        return int(row.fetchone()[0])
+        return fleet_sql.live_workers(self._conn, now)
 
     @_fleet
     def leave_fleet(self, worker: int) -> int:
-        released = self._drop_worker(self._begin(), worker)
+        released = fleet_sql.drop_worker(self._begin(), worker)
         self.commit()
         if worker == self.fleet_worker:
             self.fleet_worker = None
         return released
 
-    @staticmethod
-    def _drop_worker(conn: sqlite3.Connection, worker: int) -> int:
-        cur = conn.execute(
-            "UPDATE urls SET state = 0, worker = NULL WHERE state = 1 AND worker = ?", (worker,)
-        )
-        conn.execute("DELETE FROM host_slots WHERE worker = ?", (worker,))
-        conn.execute("UPDATE hosts SET robots_by = NULL WHERE robots_by = ?", (worker,))
-        conn.execute("DELETE FROM workers WHERE id = ?", (worker,))
-        return int(cur.rowcount)
-
     def hosts_with_work(self, limit: int) -> list[str]:
-        return [str(r[0]) for r in self._conn.execute(_HOSTS_SQL, (limit,))]
+        return fleet_sql.hosts_with_work(self._conn, limit)
 
     @_fleet
     def lease_slots(self, worker: int, origin: str, per_host: int, want: int, now: float) -> int:
-        conn = self._begin()
-        conn.execute(_ADD_HOST, (origin,))
-        taken = conn.execute(
-            "SELECT slot, worker FROM host_slots WHERE origin = ? ORDER BY slot", (origin,)
-        ).fetchall()
-        mine = [int(s) for s, w in taken if w == worker]
-        if len(mine) > want:
-            conn.executemany(
-                "DELETE FROM host_slots WHERE origin = ? AND slot = ?",
-                [(origin, s) for s in mine[want:]],
-            )
-            held = want
-        else:
-            used = {int(s) for s, _ in taken}
-            free = [s for s in range(per_host) if s not in used][: want - len(mine)]
-            conn.executemany(
-                "INSERT INTO host_slots(origin, slot, worker) VALUES (?, ?, ?) "
-                "ON CONFLICT(origin, slot) DO NOTHING",
-                [(origin, s, worker) for s in free],
-            )
-            held = len(mine) + len(free)
+        held = fleet_sql.lease_slots(self._begin(), worker, origin, per_host, want)
         self.commit()
         return held
 
@@ -194,50 +146,22 @@ class FleetTables:
         return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
 
     def host_robots(self, origin: str) -> HostRobots | None:
-        row = self._conn.execute(
-            "SELECT robots_status, robots_body, robots_error, robots_at FROM hosts "
-            "WHERE origin = ? AND robots_at IS NOT NULL",
-            (origin,),
-        ).fetchone()
-        if row is None:
-            return None
-        status = None if row[0] is None else int(row[0])
-        return HostRobots(status, bytes(row[1] or b""), row[2], float(row[3]))
+        return fleet_sql.host_robots(self._conn, origin)
 
     @_fleet
     def take_robots_fetch(self, worker: int, origin: str, now: float, stale_before: float) -> bool:
-        conn = self._begin()
-        conn.execute(_ADD_HOST, (origin,))
-        cur = conn.execute(
-            "UPDATE hosts SET robots_by = ? WHERE origin = ? "
-            "AND (robots_at IS NULL OR robots_at < ?) AND (robots_by IS NULL OR robots_by = ? "
-            "OR robots_by NOT IN (SELECT id FROM workers WHERE expires >= ?))",
-            (worker, origin, stale_before, worker, now),
-        )
+        taken = fleet_sql.take_robots_fetch(self._begin(), worker, origin, now, stale_before)
         self.commit()
-        return cur.rowcount == 1
+        return taken
 
     @_fleet
     def set_host_robots(self, origin: str, robots: HostRobots) -> None:
-        self._begin().execute(
-            "UPDATE hosts SET robots_status = ?, robots_body = ?, robots_error = ?, "
-            "robots_at = ?, robots_by = NULL WHERE origin = ?",
-            (robots.status, robots.body, robots.error, robots.fetched_at, origin),
-        )
+        fleet_sql.set_host_robots(self._begin(), origin, robots)
         self.commit()
 
     @_fleet
     def pace(self, origin: str, now: float, interval: float) -> float:
-        conn = self._begin()
-        conn.execute(_ADD_HOST, (origin,))
-        cur = conn.execute(
-            "UPDATE hosts SET last_start = ? WHERE origin = ? AND last_start <= ?",
-            (now, origin, now - interval),
-        )
-        wait = 0.0
-        if cur.rowcount != 1:
-            row = conn.execute("SELECT last_start FROM hosts WHERE origin = ?", (origin,))
-            wait = max(float(row.fetchone()[0]) + interval - now, 1e-3)
+        wait = fleet_sql.pace(self._begin(), origin, now, interval)
         self.commit()
         return wait
 

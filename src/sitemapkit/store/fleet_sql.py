@@ -1,0 +1,142 @@
+"""The fleet's statements both stores run as they are (``?`` placeholders, plain SQL).
+
+Why one module: the workers, host slots, robots.txt and pacing rules were written
+twice, once per store (``sqlite_fleet.py``, ``postgres_fleet.py``), line for line
+alike; a rule fixed in one could drift from the other.  Each function takes a
+:class:`~sitemapkit.store.sqlreader.SqlReader`: SQLite passes its connection inside
+its ``BEGIN IMMEDIATE`` transaction, PostgreSQL
+:class:`~sitemapkit.store.postgres_conn.Qmark`.  The statements are safe with
+concurrent writers: a slot is counted only when its ``INSERT ... RETURNING`` says it
+was ours, pacing and the robots.txt fetch are one conditional ``UPDATE`` each (the
+row lock makes them compare-and-set).  What differs (claims: PostgreSQL adds
+``FOR UPDATE SKIP LOCKED``; arrays) stays with each store; every caller commits.
+"""
+
+from __future__ import annotations
+
+from sitemapkit.store.base import HostRobots
+from sitemapkit.store.sqlreader import SqlReader
+
+#: The origins with queued URLs, one index probe each (a loose scan of urls_origin_queue).
+HOSTS_SQL = (
+    "WITH RECURSIVE h(o) AS ("
+    "SELECT (SELECT MIN(origin) FROM urls WHERE state = 0) "
+    "UNION ALL SELECT (SELECT MIN(origin) FROM urls WHERE state = 0 AND origin > h.o) "
+    "FROM h WHERE h.o IS NOT NULL) "
+    "SELECT o FROM h WHERE o IS NOT NULL LIMIT ?"
+)
+_ADD_HOST = "INSERT INTO hosts(origin) VALUES (?) ON CONFLICT(origin) DO NOTHING"
+
+
+def join(db: SqlReader, name: str, now: float, ttl: float) -> int:
+    """A new worker row; its id."""
+    row = db.execute(
+        "INSERT INTO workers(name, started, expires) VALUES (?, ?, ?) RETURNING id",
+        (name, now, now + ttl),
+    ).fetchone()
+    return int(row[0])
+
+
+def unplaced(db: SqlReader) -> list[tuple[int, str]]:
+    """URLs queued by a crawl started alone (or before the fleet's migration): no origin yet."""
+    rows = db.execute(
+        "SELECT id, url FROM urls WHERE origin IS NULL AND state IN (0, 1, 3, 4)"
+    ).fetchall()
+    return [(int(i), str(u)) for i, u in rows]
+
+
+def heartbeat(db: SqlReader, worker: int, now: float, ttl: float) -> bool:
+    """Push the worker's expiry on; False when it was reaped meanwhile."""
+    cur = db.execute("UPDATE workers SET expires = ? WHERE id = ?", (now + ttl, worker))
+    return int(cur.rowcount) == 1
+
+
+def live_workers(db: SqlReader, now: float) -> int:
+    row = db.execute("SELECT COUNT(*) FROM workers WHERE expires >= ?", (now,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def drop_worker(db: SqlReader, worker: int) -> int:
+    """Free a worker's slots and robots.txt fetch, requeue its claims; how many."""
+    cur = db.execute(
+        "UPDATE urls SET state = 0, worker = NULL WHERE state = 1 AND worker = ?", (worker,)
+    )
+    released = int(cur.rowcount)
+    db.execute("DELETE FROM host_slots WHERE worker = ?", (worker,))
+    db.execute("UPDATE hosts SET robots_by = NULL WHERE robots_by = ?", (worker,))
+    db.execute("DELETE FROM workers WHERE id = ?", (worker,))
+    return released
+
+
+def hosts_with_work(db: SqlReader, limit: int) -> list[str]:
+    return [str(r[0]) for r in db.execute(HOSTS_SQL, (limit,)).fetchall()]
+
+
+def lease_slots(db: SqlReader, worker: int, origin: str, per_host: int, want: int) -> int:
+    """Hold ``want`` of ``origin``'s slots (fewer if others hold the rest); how many held."""
+    db.execute(_ADD_HOST, (origin,))
+    taken = db.execute(
+        "SELECT slot, worker FROM host_slots WHERE origin = ? ORDER BY slot", (origin,)
+    ).fetchall()
+    mine = [int(s) for s, w in taken if int(w) == worker]
+    if len(mine) > want:
+        for slot in mine[want:]:
+            db.execute("DELETE FROM host_slots WHERE origin = ? AND slot = ?", (origin, slot))
+        return want
+    used = {int(s) for s, _ in taken}
+    got = 0
+    for slot in [s for s in range(per_host) if s not in used][: want - len(mine)]:
+        row = db.execute(  # another worker may take a free slot first: count ours
+            "INSERT INTO host_slots(origin, slot, worker) VALUES (?, ?, ?) "
+            "ON CONFLICT(origin, slot) DO NOTHING RETURNING slot",
+            (origin, slot, worker),
+        ).fetchone()
+        got += row is not None
+    return len(mine) + got
+
+
+def host_robots(db: SqlReader, origin: str) -> HostRobots | None:
+    row = db.execute(
+        "SELECT robots_status, robots_body, robots_error, robots_at FROM hosts "
+        "WHERE origin = ? AND robots_at IS NOT NULL",
+        (origin,),
+    ).fetchone()
+    if row is None:
+        return None
+    status = None if row[0] is None else int(row[0])
+    return HostRobots(status, bytes(row[1] or b""), row[2], float(row[3]))
+
+
+def take_robots_fetch(
+    db: SqlReader, worker: int, origin: str, now: float, stale_before: float
+) -> bool:
+    """Whether ``worker`` is the one to fetch ``origin``'s robots.txt now."""
+    db.execute(_ADD_HOST, (origin,))
+    cur = db.execute(
+        "UPDATE hosts SET robots_by = ? WHERE origin = ? "
+        "AND (robots_at IS NULL OR robots_at < ?) AND (robots_by IS NULL OR robots_by = ? "
+        "OR robots_by NOT IN (SELECT id FROM workers WHERE expires >= ?))",
+        (worker, origin, stale_before, worker, now),
+    )
+    return int(cur.rowcount) == 1
+
+
+def set_host_robots(db: SqlReader, origin: str, robots: HostRobots) -> None:
+    db.execute(
+        "UPDATE hosts SET robots_status = ?, robots_body = ?, robots_error = ?, "
+        "robots_at = ?, robots_by = NULL WHERE origin = ?",
+        (robots.status, robots.body, robots.error, robots.fetched_at, origin),
+    )
+
+
+def pace(db: SqlReader, origin: str, now: float, interval: float) -> float:
+    """Seconds to wait before ``origin``'s next request (0: start now, and it is noted)."""
+    db.execute(_ADD_HOST, (origin,))
+    cur = db.execute(
+        "UPDATE hosts SET last_start = ? WHERE origin = ? AND last_start <= ?",
+        (now, origin, now - interval),
+    )
+    if int(cur.rowcount) == 1:
+        return 0.0
+    row = db.execute("SELECT last_start FROM hosts WHERE origin = ?", (origin,)).fetchone()
+    return max(float(row[0]) + interval - now, 1e-3)
