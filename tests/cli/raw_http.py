@@ -64,9 +64,29 @@ class RawServer:
             else:
                 sock.sendall(route)
 
-    def _accept(self, listener: socket.socket) -> None:
-        listener.settimeout(0.2)  # so that the loop sees the stop event
-        while not self.stop.is_set():
+
+@contextmanager
+def listening(
+    accepted: Callable[[socket.socket], None],
+    stop: threading.Event,
+    *,
+    family: int = socket.AF_INET,
+) -> Iterator[tuple[str, int]]:
+    """A listener on an ephemeral loopback port; yields (host, port).
+
+    A thread accepts until ``stop`` is set (it looks every 0.2 s) and hands each new socket
+    (30 s timeout) to ``accepted``, which starts whatever serves it; at the end ``stop`` is
+    set, the thread joined and the listener closed.  One accept loop for this server and
+    ``tests/crawl/wire_server.py``.
+    """
+    host = "127.0.0.1" if family == socket.AF_INET else "::1"
+    listener = socket.socket(family)
+    listener.bind((host, 0))
+    listener.listen(64)
+    listener.settimeout(0.2)  # so that the loop sees the stop event
+
+    def accept() -> None:
+        while not stop.is_set():
             try:
                 sock, _ = listener.accept()
             except TimeoutError:
@@ -74,24 +94,27 @@ class RawServer:
             except OSError:
                 return
             sock.settimeout(30)
-            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
+            accepted(sock)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield host, int(listener.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
 
 
 @contextmanager
 def serve_raw(routes: dict[str, Route]) -> Iterator[RawServer]:
     server = RawServer(routes)
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    server.port = listener.getsockname()[1]
-    thread = threading.Thread(target=server._accept, args=(listener,), daemon=True)
-    thread.start()
-    try:
+
+    def accepted(sock: socket.socket) -> None:
+        threading.Thread(target=server._serve, args=(sock,), daemon=True).start()
+
+    with listening(accepted, server.stop) as (_, server.port):
         yield server
-    finally:
-        server.stop.set()
-        thread.join(5)
-        listener.close()
 
 
 def closed_port() -> int:

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from cli.raw_http import listening
+
 
 class WireConn:
     """One accepted connection: read request heads, write raw bytes."""
@@ -92,38 +94,19 @@ class WireServer:
             with self._lock:
                 self.open -= 1
 
-    def _accept(self, listener: socket.socket) -> None:
-        listener.settimeout(0.2)
-        while not self.stop.is_set():
-            try:
-                sock, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            sock.settimeout(30)
-            with self._lock:
-                index = self.connections
-                self.connections += 1
-            threading.Thread(target=self._run, args=(sock, index), daemon=True).start()
+    def _accepted(self, sock: socket.socket) -> None:
+        """Number the connection in accept order and serve it on a thread of its own."""
+        with self._lock:
+            index = self.connections
+            self.connections += 1
+        threading.Thread(target=self._run, args=(sock, index), daemon=True).start()
 
 
 @contextmanager
 def serve_wire(handler: Handler, *, family: int = socket.AF_INET) -> Iterator[WireServer]:
     server = WireServer(handler)
-    listener = socket.socket(family)
-    server.host = "127.0.0.1" if family == socket.AF_INET else "::1"
-    listener.bind((server.host, 0))
-    listener.listen(64)
-    server.port = listener.getsockname()[1]
-    thread = threading.Thread(target=server._accept, args=(listener,), daemon=True)
-    thread.start()
-    try:
+    with listening(server._accepted, server.stop, family=family) as (server.host, server.port):
         yield server
-    finally:
-        server.stop.set()
-        thread.join(5)
-        listener.close()
 
 
 def answering(reply: Callable[[bytes, WireConn, int], bytes | None]) -> Handler:
