@@ -337,3 +337,11 @@ def test_every_label_names_a_python_codec() -> None:
 @pytest.mark.parametrize("label", ["gb18030", "GB18030", "gbk"])
 def test_gb18030(data: bytes, text: str, label: str) -> None:
     assert decode_body(data, _ct(label)) == (text, "gb18030")
+
+
+def test_shift_jis_reads_as_browsers_read_it() -> None:
+    """WHATWG's Shift_JIS is Windows-31J (NEC and IBM rows, the full-width tilde), with the
+    single bytes A0 and FD-FF undecodable; Python's shift_jis lacks the rows."""
+    body = b"\x87\x40\xed\x40\x81\x60\xa0\xff"
+    assert decode_body(body, _ct("shift_jis")) == ("\u2460\u7e8a\uff5e\ufffd\ufffd", "cp932")
+    assert decode_body(body, _ct("x-sjis"))[1] == "cp932"

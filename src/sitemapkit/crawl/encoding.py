@@ -322,7 +322,10 @@ def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]
         or (_xml_declared(body) if _is_xml(content_type) else prescan_meta(body))
         or "utf-8"
     )
-    return body.decode(codec, _GB18030_ERRORS if codec == "gb18030" else "replace"), codec
+    text = body.decode(codec, _GB18030_ERRORS if codec == "gb18030" else "replace")
+    if codec == "cp932" and _CP932_PRIVATE.search(text):
+        text = text.translate(_CP932_UNMAPPED)
+    return text, codec
 
 
 def _gb18030_euro(exc: UnicodeError) -> tuple[str, int]:
@@ -335,5 +338,9 @@ def _gb18030_euro(exc: UnicodeError) -> tuple[str, int]:
     return "\ufffd", exc.end
 
 
+#: Python's cp932 gives the single bytes A0, FD, FE and FF private-use characters; WHATWG's
+#: Shift_JIS decoder (otherwise cp932's tables) finds them undecodable: U+FFFD.
+_CP932_UNMAPPED: Final = dict.fromkeys(range(0xF8F0, 0xF8F4), 0xFFFD)
+_CP932_PRIVATE: Final = re.compile("[\uf8f0-\uf8f3]")
 _GB18030_ERRORS: Final = "sitemapkit-gb18030"
 codecs.register_error(_GB18030_ERRORS, _gb18030_euro)
