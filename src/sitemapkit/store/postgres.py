@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import Alternate, PageRecord
 from sitemapkit.store import crawl_reads, run_end
 from sitemapkit.store import sqlite_changes as changes
@@ -79,6 +81,8 @@ if TYPE_CHECKING:
     import psycopg
 
 _CACHE_MAX = 50_000
+#: URLs a one-writer store holds in :attr:`PostgresStore._seen` (about 16 bytes each).
+_SEEN_MAX = 2_000_000
 #: New URL ids taken from the sequence at a time by a store with one writer.
 _ID_BLOCK = 1000
 
@@ -174,6 +178,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
+        #: The pipeline the writes are sent into, open until an answer is needed.
+        self._pipe: AbstractContextManager[Any] | None = None
         #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
         self._turn = False
         #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
@@ -184,6 +190,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._absent: set[str] = set()
         #: Ids taken from the sequence, not yet given (one writer adds without waiting).
         self._ids: list[int] = []
+        #: One writer: every URL the table holds (a superset), so a URL not in it is
+        #: known absent without asking (see :meth:`_select`); ``None``: ask.
+        self._seen: SeenUrls | None = None
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
         try:
@@ -191,6 +200,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._take_lock()
                 self._prepare(mode)
                 self._conn.autocommit = False
+                if not shared:
+                    self._seen = self._load_seen()
             else:
                 self._check_readable()
         except BaseException:
@@ -254,6 +265,32 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._conn.execute("SET default_transaction_read_only = on")
 
     @_reads
+    def _load_seen(self) -> SeenUrls | None:
+        """Every URL of the crawl, as :attr:`_seen` holds them (``None``: too many to hold).
+
+        Why: a page's links that are neither in the cache nor in the table were one
+        round trip each page (half the JDK docs' pages), the event loop waiting for
+        the server to say "not there".  The lock says no other process adds URLs, so
+        a URL this set lacks is absent.  A fresh crawl reads nothing here; a re-crawl
+        reads its URLs once.
+        """
+        seen = SeenUrls()
+        for (url,) in server_rows(self._conn, "SELECT url FROM urls LIMIT %s", (_SEEN_MAX + 1,)):
+            seen.add(url)
+        self._conn.commit()
+        return seen if seen.count <= _SEEN_MAX else None
+
+    def _saw(self, urls: Iterable[str]) -> None:
+        """Remember URLs about to be inserted (a rollback leaves them: a superset is safe)."""
+        seen = self._seen
+        if seen is None:
+            return
+        for url in urls:
+            seen.add(url)
+        if seen.count > _SEEN_MAX:
+            self._seen = None  # past what is worth holding: ask the server again
+
+    @_reads
     def _run_count(self) -> int:
         row = self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()
         return 0 if row is None else int(row[0])
@@ -266,6 +303,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """After a lost connection: reconnect, relock, replay the batch; False otherwise."""
         if self._closed or not is_connection_lost(exc):
             return False
+        self._abandon_pipe()
         with contextlib.suppress(Exception):
             self._conn.close()
         del self._batch[checkpoint:]  # the failed call runs again from its start
@@ -282,8 +320,47 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return True
 
     def _write(self, step: Step) -> None:
-        """Keep ``step`` for the next round trip (and for a replay): writes cost no wait."""
+        """Send ``step`` now without waiting for its answer (and keep it for a replay).
+
+        Why at once: the writes go into a pipeline left open until an answer is needed
+        (a read, a commit), so the server runs a page's writes while the crawl fetches
+        and parses the next pages.  Kept until the next round trip instead, they were
+        run while the event loop waited: on the JDK docs most of the time a crawl on
+        PostgreSQL spent waiting for its server.
+        """
         self._batch.append(step)
+        import psycopg
+
+        try:
+            self._send()
+        except psycopg.Error:
+            self._abandon_pipe()
+            raise
+
+    def _send(self) -> None:
+        """Send the kept writes not yet sent into the open pipeline (opened if need be)."""
+        if self._sent == len(self._batch):
+            return
+        if self._pipe is None:
+            pipe = self._conn.pipeline()
+            pipe.__enter__()
+            self._pipe = pipe
+        for step in self._batch[self._sent :]:
+            self._sent += 1  # counted first: a step that fails is not sent again
+            step(self._conn)
+
+    def _sync(self) -> None:
+        """Close the open pipeline: wait for every answer (a refusal raises here)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            pipe.__exit__(None, None, None)
+
+    def _abandon_pipe(self) -> None:
+        """Leave the open pipeline after a failure (its answers no longer matter)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            with contextlib.suppress(Exception):
+                pipe.__exit__(None, None, None)
 
     def _write_now(self, step: Step) -> Any:
         """Run ``step`` now (its result is needed) and keep it for a replay."""
@@ -297,42 +374,49 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sent = len(self._batch)
 
     def _now(self) -> psycopg.Connection:
-        """The connection, with every kept write sent first (one pipelined round trip).
+        """The connection, every kept write sent and answered (one round trip at most).
 
         A kept write the server refuses is a :class:`StoreWriteError` (a lost
         connection stays a ``psycopg`` error, for the guard to recover).
         """
-        if self._sent < len(self._batch):
+        if self._pipe is not None or self._sent < len(self._batch):
             import psycopg
 
-            pending = self._batch[self._sent :]
             try:
-                with self._conn.pipeline():
-                    for step in pending:
-                        step(self._conn)
+                self._send()
+                self._sync()
             except psycopg.Error as exc:
+                self._abandon_pipe()
                 if is_connection_lost(exc):
                     raise
                 raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
-            self._sent = len(self._batch)
         return self._conn
 
-    def _ask(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        """The rows of ``sql``, sent with the kept writes in one round trip.
+    def _ask(
+        self, sql: str, args: Sequence[object] = (), *, prepare: bool | None = False
+    ) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, sent after the kept writes; one round trip.
 
-        The writes and the query are queued in one pipeline whose only sync is its
-        end, so a crawl's page costs one wait on the server, not one per statement.
+        The query joins the open pipeline (the writes already sent) and the pipeline's
+        end is the only wait, so a crawl's page costs one wait on the server at most.
+
+        Planned for its arguments every time (``prepare=False``, unless told): these
+        are the frontier's reads (lookups, adds), first asked of a nearly empty table
+        that has no statistics yet.  A prepared statement's cached generic plan made
+        then is a sequential scan, kept as the table grows: on the JDK docs every
+        lookup read the whole ``urls`` table (0.96 ms each, 4.8 s of a crawl's 8.8 s
+        of server time).  Planning costs tens of microseconds.
         """
         import psycopg
 
-        pending = self._batch[self._sent :]
+        wrote = self._pipe is not None or self._sent < len(self._batch)
         try:
-            with self._conn.pipeline():
-                for step in pending:
-                    step(self._conn)
-                cur = self._conn.execute(sql, args)
+            self._send()
+            cur = self._conn.execute(sql, args, prepare=prepare)
+            self._sync()
         except psycopg.Error as exc:
-            if is_connection_lost(exc) or not pending:
+            self._abandon_pipe()
+            if is_connection_lost(exc) or not wrote:
                 raise
             raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
         self._sent = len(self._batch)
@@ -370,6 +454,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._held.clear()
 
     def rollback(self) -> None:
+        self._abandon_pipe()
         self._batch.clear()
         self._sent = 0
         self._turn = False
@@ -486,6 +571,16 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+        seen = self._seen
+        if seen is not None:  # one writer: a URL never inserted is absent, no need to ask
+            absent = [k for k in keys if k not in seen]
+            if absent:
+                if len(self._absent) + len(absent) > _CACHE_MAX:
+                    self._absent.clear()
+                self._absent.update(absent)
+                keys = [k for k in keys if k in seen]
+                if not keys:
+                    return
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
         self._found(
@@ -512,6 +607,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not known:
             return rows
         fresh = [n for n in known if n.url in self._absent]
+        self._saw(n.url for n in fresh)
         ids = iter(self._take_ids(len(fresh)))
         given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
         replay = (given, *_url_columns(known))
@@ -571,6 +667,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         columns = _url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
+        self._saw(columns[0])
         answer = self._ask(_ADD_URLS, (self._new_ids(len(rows)), *columns, columns[0]))
         written = [r for r in answer if r[3]]
         if written:
@@ -611,7 +708,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_writes
     def claim(self, limit: int) -> list[Claimed]:
-        rows = self._ask(CLAIM_SQL, (limit,))
+        rows = self._ask(CLAIM_SQL, (limit,), prepare=None)
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]
@@ -624,6 +721,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
         self._absent.discard(url)
+        self._saw((url,))
         worker = self.fleet_worker
         upsert = (
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
