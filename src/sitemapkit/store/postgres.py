@@ -51,6 +51,7 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
+from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
     PgSpec,
@@ -610,7 +611,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._saw(n.url for n in fresh)
         ids = iter(self._take_ids(len(fresh)))
         given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
-        replay = (given, *_url_columns(known))
+        replay = (int_array(given), *_url_columns(known))
         self._write(lambda c: c.execute(_REPLAY_URLS, replay))
         for new, url_id in zip(known, given, strict=True):
             self._absent.discard(new.url)
@@ -667,13 +668,14 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         columns = _url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
-        self._saw(columns[0])
-        answer = self._ask(_ADD_URLS, (self._new_ids(len(rows)), *columns, columns[0]))
+        self._saw(n.url for n in rows)
+        ids_given = nullable_int_array(self._new_ids(len(rows)))
+        answer = self._ask(_ADD_URLS, (ids_given, *columns, columns[0]))
         written = [r for r in answer if r[3]]
         if written:
             ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
             again = [n for n in rows if n.url in ids]
-            replay = ([ids[n.url] for n in again], *_url_columns(again))
+            replay = (int_array(ids[n.url] for n in again), *_url_columns(again))
             self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
         self._found(answer, found)
         late = [n.url for n in rows if n.url not in found]
@@ -855,9 +857,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             return
         args = (
             from_id,
-            [link.to_id for link in links],
-            [1 if link.nofollow else 0 for link in links],
-            [link.kind for link in links],
+            int_array([link.to_id for link in links]),
+            int_array([1 if link.nofollow else 0 for link in links]),
+            text_array([link.kind for link in links]),
         )
         self._write(
             lambda c: c.execute(
@@ -1036,17 +1038,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         yield from server_rows(self._now(), sql, args)
 
 
-def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
-    """``rows`` as the column arrays :data:`_INSERT_URLS` unnests."""
+def _url_columns(rows: Sequence[NewUrl]) -> tuple[str, ...]:
+    """``rows`` as the column arrays :data:`_REPLAY_URLS` unnests (array literals)."""
     return (
-        [n.url for n in rows],
-        [n.depth for n in rows],
-        [n.found_from for n in rows],
-        [int(n.state) for n in rows],
-        [n.reason for n in rows],
-        [n.detail for n in rows],
-        [n.loc for n in rows],
-        [origin_of(n.url) for n in rows],
+        text_array([n.url for n in rows]),
+        int_array([n.depth for n in rows]),
+        nullable_int_array([n.found_from for n in rows]),
+        int_array([int(n.state) for n in rows]),
+        text_array([n.reason for n in rows]),
+        text_array([n.detail for n in rows]),
+        text_array([n.loc for n in rows]),
+        text_array([origin_of(n.url) for n in rows]),
     )
 
 
