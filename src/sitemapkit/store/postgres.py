@@ -179,8 +179,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
-        #: The pipeline the writes are sent into, open until an answer is needed.
-        self._pipe: AbstractContextManager[Any] | None = None
+        #: The pipeline the writes are sent into (its context and itself), open until the
+        #: raw connection is needed (:meth:`_now`).
+        self._pipe: tuple[AbstractContextManager[Any], psycopg.Pipeline] | None = None
         #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
         self._turn = False
         #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
@@ -323,11 +324,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def _write(self, step: Step) -> None:
         """Send ``step`` now without waiting for its answer (and keep it for a replay).
 
-        Why at once: the writes go into a pipeline left open until an answer is needed
-        (a read, a commit), so the server runs a page's writes while the crawl fetches
-        and parses the next pages.  Kept until the next round trip instead, they were
-        run while the event loop waited: on the JDK docs most of the time a crawl on
-        PostgreSQL spent waiting for its server.
+        Why at once: the writes go into a pipeline that stays open (a lookup, a claim
+        or a commit waits for the answers so far, in one round trip, and leaves it
+        open), so the server runs a page's writes while the crawl fetches and parses
+        the next pages.  Kept until the next round trip instead, they were run while
+        the event loop waited: on the JDK docs most of the time a crawl on PostgreSQL
+        spent waiting for its server.  Only a read on the raw connection (:meth:`_now`)
+        leaves the pipeline.
         """
         self._batch.append(step)
         import psycopg
@@ -343,25 +346,29 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if self._sent == len(self._batch):
             return
         if self._pipe is None:
-            pipe = self._conn.pipeline()
-            pipe.__enter__()
-            self._pipe = pipe
+            entered = self._conn.pipeline()
+            self._pipe = (entered, entered.__enter__())
         for step in self._batch[self._sent :]:
             self._sent += 1  # counted first: a step that fails is not sent again
             step(self._conn)
 
-    def _sync(self) -> None:
-        """Close the open pipeline: wait for every answer (a refusal raises here)."""
+    def _answer(self) -> None:
+        """Wait for the answers to everything sent; the pipeline stays open (one round trip)."""
+        if self._pipe is not None:
+            self._pipe[1].sync()
+
+    def _leave(self) -> None:
+        """Leave the open pipeline, every answer received (a refusal raises here)."""
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
-            pipe.__exit__(None, None, None)
+            pipe[0].__exit__(None, None, None)
 
     def _abandon_pipe(self) -> None:
         """Leave the open pipeline after a failure (its answers no longer matter)."""
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
             with contextlib.suppress(Exception):
-                pipe.__exit__(None, None, None)
+                pipe[0].__exit__(None, None, None)
 
     def _write_now(self, step: Step) -> Any:
         """Run ``step`` now (its result is needed) and keep it for a replay."""
@@ -385,7 +392,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
             try:
                 self._send()
-                self._sync()
+                self._leave()
             except psycopg.Error as exc:
                 self._abandon_pipe()
                 if is_connection_lost(exc):
@@ -414,7 +421,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         try:
             self._send()
             cur = self._conn.execute(sql, args, prepare=prepare)
-            self._sync()
+            self._answer()
         except psycopg.Error as exc:
             self._abandon_pipe()
             if is_connection_lost(exc) or not wrote:
@@ -426,9 +433,14 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- transactions -------------------------------------------------------------
     @_writes
     def _flush(self) -> None:
-        self._now()
+        """Send the kept writes; in the open pipeline, answered with the ``COMMIT``."""
+        if self._pipe is None:
+            self._now()
+        else:
+            self._send()
 
     def commit(self) -> None:
+        """Commit: one round trip (the ``COMMIT`` queued behind the writes sent)."""
         if not self._writer:
             return
         import psycopg
@@ -436,7 +448,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._flush()
         try:
             try:
-                self._conn.commit()
+                self._conn.commit()  # in the pipeline: it stays open for the next writes
             except psycopg.Error as exc:
                 # A connection lost before COMMIT was answered (a pipeline learns it only
                 # here): the server rolled the transaction back; replay it and commit.
@@ -479,6 +491,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self.commit()
         finally:
             self._closed = True
+            self._abandon_pipe()
             self._conn.close()  # the advisory lock goes with the session
 
     # -- meta ---------------------------------------------------------------------
