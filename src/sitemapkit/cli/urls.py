@@ -23,6 +23,7 @@ from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
 from sitemapkit.read.walk import source_unreadable
 from sitemapkit.terminal import json_for_terminals, lines_for_people
+from sitemapkit.write.jsonmodel import plain
 
 _FIELDS = (
     "loc",
@@ -48,16 +49,8 @@ def _entry_dict(item: SourcedEntry) -> dict[str, Any]:
         d["priority"] = str(e.priority)
     if e.images:
         d["images"] = [i.loc for i in e.images]
-    if e.videos:
-        d["videos"] = [
-            {
-                "title": v.title,
-                "thumbnail_loc": v.thumbnail_loc,
-                "content_loc": v.content_loc,
-                "player_loc": v.player_loc,
-            }
-            for v in e.videos
-        ]
+    if e.videos:  # whole, as build reads them back
+        d["videos"] = [plain(v) for v in e.videos]
     if e.news is not None:
         d["news"] = {
             "title": e.news.title,

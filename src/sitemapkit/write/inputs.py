@@ -15,10 +15,13 @@ Formats:
 
 - ``txt``: one URL per line; blank lines and lines starting with ``#`` are skipped.
 - ``csv``: a header names the columns: ``loc`` (or ``url``), ``lastmod``,
-  ``changefreq``, ``priority``.  Unknown columns are refused (a typo such as
-  ``last_modified`` would otherwise drop data).  A row is one line: a quoted
-  field that does not close on its line is an error there (one stray ``"``
-  must not swallow the rest of the file).
+  ``changefreq``, ``priority``, and those ``sitemapkit urls --format csv`` prints:
+  ``images`` (locs separated by spaces), ``alternates`` (``hreflang=href`` separated by
+  spaces), ``sitemap`` (where it was read; ignored); ``videos`` and ``news`` hold only a
+  count and a title there, so a row with either is an error that points to JSON Lines.
+  Unknown columns are refused (a typo such as ``last_modified`` would otherwise drop
+  data).  A row is one line: a quoted field that does not close on its line is an error
+  there (one stray ``"`` must not swallow the rest of the file).
 - ``jsonl``: one JSON object per line with the whole model
   (:mod:`sitemapkit.write.jsonmodel`); a bare JSON string is a ``loc``.
 
@@ -41,7 +44,7 @@ from typing import IO, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import InputError
-from sitemapkit.model import UrlEntry
+from sitemapkit.model import Alternate, Image, UrlEntry
 from sitemapkit.write.jsonmodel import entry_from_json
 from sitemapkit.write.lines import BLOCK, Lines, LongLine
 
@@ -56,6 +59,8 @@ _EXTENSIONS: Final = {
     ".json": "jsonl",
 }
 _CSV_FIELDS: Final = ("loc", "lastmod", "changefreq", "priority")
+#: The other columns of ``sitemapkit urls --format csv``, read back (see the module doc).
+_CSV_URLS_FIELDS: Final = ("images", "videos", "news", "alternates", "sitemap")
 _CSV_ALIASES: Final = {"url": "loc"}
 _BOM: Final = b"\xef\xbb\xbf"
 #: ASCII bytes ``str.isspace`` counts as whitespace, ``\n`` aside.
@@ -311,7 +316,7 @@ class CsvSource(Source):
         self.columns = columns = [
             _CSV_ALIASES.get(c.strip().lower(), c.strip().lower()) for c in header
         ]
-        unknown = [c for c in columns if c not in _CSV_FIELDS]
+        unknown = [c for c in columns if c not in _CSV_FIELDS + _CSV_URLS_FIELDS]
         if "loc" not in columns or unknown:
             raise InputError(
                 f"{name}:{number}: the CSV header must name the columns "
@@ -335,7 +340,8 @@ class CsvSource(Source):
         width = len(self.columns)
         at = {column: i for i, column in enumerate(self.columns)}
         i_loc, i_lastmod = at["loc"], at.get("lastmod")
-        hints = [at[c] for c in ("changefreq", "priority") if c in at]
+        hints = [at[c] for c in ("changefreq", "priority", "images", "alternates") if c in at]
+        lossy = [(c, at[c]) for c in ("videos", "news") if c in at]
         for number, row in self._rows:
             if len(row) != width or not row[i_loc].strip():
                 if not "".join(row).strip():
@@ -346,18 +352,47 @@ class CsvSource(Source):
                 else:
                     self._on_error(number, InputError("loc is empty", rule="loc-missing"))
                 continue
+            if lossy and (held := [c for c, i in lossy if row[i].strip()]):
+                message = (
+                    f"{' and '.join(held)} cannot be rebuilt from CSV (it holds a summary); "
+                    "use `sitemapkit urls --format jsonl`"
+                )
+                self._on_error(number, InputError(message, rule="csv-invalid"))
+                continue
             self._line = number
             loc = row[i_loc].strip()
             lastmod = None if i_lastmod is None else (row[i_lastmod].strip() or None)
             if not hints or not any(row[i].strip() for i in hints):
                 yield loc if lastmod is None else (loc, lastmod)
                 continue
-            yield UrlEntry(
-                loc,
-                lastmod=lastmod,
-                changefreq=row[at["changefreq"]].strip() or None if "changefreq" in at else None,
-                priority=row[at["priority"]].strip() or None if "priority" in at else None,
-            )
+            try:
+                entry = _csv_entry(loc, lastmod, row, at)
+            except InputError as exc:
+                self._on_error(number, exc)
+                continue
+            yield entry
+
+
+def _csv_entry(loc: str, lastmod: str | None, row: list[str], at: dict[str, int]) -> UrlEntry:
+    """The entry of a CSV row with more than ``loc`` and ``lastmod``."""
+
+    def cell(column: str) -> str | None:
+        return row[at[column]].strip() or None if column in at else None
+
+    alternates = []
+    for pair in (cell("alternates") or "").split():
+        hreflang, sep, href = pair.partition("=")
+        if not sep:
+            raise InputError(f'alternate "{pair}" is not hreflang=href', rule="csv-invalid")
+        alternates.append(Alternate(hreflang, href))
+    return UrlEntry(
+        loc,
+        lastmod=lastmod,
+        changefreq=cell("changefreq"),
+        priority=cell("priority"),
+        images=tuple(Image(src) for src in (cell("images") or "").split()),
+        alternates=tuple(alternates),
+    )
 
 
 def _csv_error(exc: csv.Error) -> InputError:

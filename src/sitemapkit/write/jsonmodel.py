@@ -3,7 +3,9 @@
 :func:`entry_from_json` refuses unknown keys, because a typo (``lastmodified``)
 would otherwise drop data silently; :func:`entry_to_json` writes what it reads.
 sitemap.js's spelling of an item (``{"url", "img", "video", "links"}``) is read too
-(:mod:`sitemapkit.write.sitemapjs`).
+(:mod:`sitemapkit.write.sitemapjs`), and so is what ``sitemapkit urls --format jsonl``
+prints (images as bare locs, alternates as ``{hreflang: href}``, the ``sitemap`` a URL was
+read from): a site's sitemaps can be read, filtered and written again with no converter.
 """
 
 from __future__ import annotations
@@ -98,6 +100,8 @@ def _words(value: object, key: str) -> tuple[str, ...]:
 _ENTRY_KEYS: Final = (
     "loc", "lastmod", "changefreq", "priority", "images", "videos", "news", "alternates",
 )  # fmt: skip
+#: Where ``sitemapkit urls`` read an entry: printed with it, not part of it.
+_PROVENANCE_KEYS: Final = ("sitemap",)
 _VIDEO_KEYS: Final = tuple(Video.__dataclass_fields__)
 _IMAGE_KEYS: Final = tuple(Image.__dataclass_fields__)
 
@@ -113,7 +117,7 @@ def entry_from_json(value: object, left_out: list[str] | None = None) -> UrlEntr
     obj = _object(value, "a line")
     if looks_like_sitemapjs(obj):
         obj = from_sitemapjs(obj, [] if left_out is None else left_out)
-    _only(obj, _ENTRY_KEYS, "entry")
+    _only(obj, _ENTRY_KEYS + _PROVENANCE_KEYS, "entry")
     priority = obj.get("priority")
     if priority is not None and (
         isinstance(priority, bool) or not isinstance(priority, (int, float, str))
@@ -121,6 +125,9 @@ def entry_from_json(value: object, left_out: list[str] | None = None) -> UrlEntr
         raise InputError('"priority" must be a number', rule="priority-invalid")
     images = []
     for item in _list(obj, "images"):
+        if isinstance(item, str):  # ``urls``' spelling: the image's loc
+            images.append(Image(item))
+            continue
         image = _object(item, "an image")
         _only(image, _IMAGE_KEYS, "image")
         images.append(
@@ -155,7 +162,10 @@ def entry_from_json(value: object, left_out: list[str] | None = None) -> UrlEntr
             title=_req(n, "title"),
         )
     alternates = []
-    for item in _list(obj, "alternates"):
+    spelled = obj.get("alternates")
+    if isinstance(spelled, dict):  # ``urls``' spelling: {hreflang: href}
+        spelled = [{"hreflang": k, "href": v} for k, v in spelled.items()]
+    for item in _list({"alternates": spelled}, "alternates"):
         alt = _object(item, "an alternate")
         _only(alt, ("hreflang", "href"), "alternate")
         alternates.append(Alternate(_req(alt, "hreflang"), _req(alt, "href")))
@@ -211,10 +221,11 @@ def _video(v: dict[str, Any]) -> Video:
 
 def entry_to_json(entry: UrlEntry) -> str:
     """The JSON Lines form of ``entry`` (what :func:`entry_from_json` reads back)."""
-    return json.dumps(_to_plain(entry), ensure_ascii=False)
+    return json.dumps(plain(entry), ensure_ascii=False)
 
 
-def _to_plain(value: object) -> object:
+def plain(value: object) -> object:
+    """``value`` (an entry or a part of one) as JSON-ready values, ``None`` and ``()`` left out."""
     from dataclasses import fields, is_dataclass
     from datetime import date
 
@@ -224,10 +235,10 @@ def _to_plain(value: object) -> object:
             v = getattr(value, f.name)
             if v is None or v == ():
                 continue
-            out[f.name] = _to_plain(v)
+            out[f.name] = plain(v)
         return out
     if isinstance(value, tuple):
-        return [_to_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, date):
         return value.isoformat()
     return value
