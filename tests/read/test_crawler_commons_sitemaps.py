@@ -12,13 +12,13 @@ naming the rule we follow.
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 
+from read.test_reader_edge_suites import _body
 from sitemapdata.reader_http import SiteServer
 from sitemapkit.cli import cli
 
@@ -397,14 +397,6 @@ CASES: list[Case] = [
         "lost its lastmod, so it is not listed; the error names where the file ends",
     ),
 ]
-
-
-def _body(body: str | bytes, host: str) -> bytes:
-    if isinstance(body, bytes):
-        if body.startswith(b"gz:"):
-            return gzip.compress(body[3:].decode().format(host=host).encode())
-        return body
-    return body.replace("{host}", host).encode()
 
 
 @pytest.fixture(scope="module")
