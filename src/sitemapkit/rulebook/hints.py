@@ -14,7 +14,8 @@ _WHY: Final = {
     "lastmod-imprecise": "is not precise enough (YYYY-MM-DD or a full time with seconds)",
     "lastmod-no-timezone": "has a time without a timezone (or a date with an offset)",
 }
-_PRIORITY: Final = re.compile(r"\+?(?:\d+(?:\.\d*)?|\.\d+)")
+#: xsd:decimal's lexical form (ASCII digits only, a sign allowed: "-0.0" is 0).
+_PRIORITY: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 #: lastmod-uniform fires when this share of (at least UNIFORM_MIN) values is one value.
 UNIFORM_SHARE: Final = 0.95
@@ -48,7 +49,7 @@ def changefreq_problem(text: str) -> Problem | None:
 
 def priority_problem(text: str) -> Problem | None:
     """``priority-invalid`` unless ``text`` is a decimal from 0.0 to 1.0."""
-    if _PRIORITY.fullmatch(text) and float(text) <= 1.0:
+    if _PRIORITY.fullmatch(text) and 0.0 <= float(text) <= 1.0:
         return None
     return "priority-invalid", f'priority "{text[:40]}" is not a number from 0.0 to 1.0'
 
