@@ -118,6 +118,70 @@ def test_drop_stamps_on_written_cases() -> None:
         assert significance.drop_stamps(text) == significance._STAMP.sub(" ", text)
 
 
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_STAMP_PIECES) | st.text(_STAMP_ALPHABET, max_size=6), max_size=12))
+def test_a_text_said_to_hold_no_stamp_holds_none(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    has_stamp = significance._STAMP.search(text) is not None
+    for form in (text, " ".join(text.split())):  # as it is, and collapsed
+        if not significance.may_hold_stamp(form.encode("utf-8", "surrogatepass")):
+            assert not has_stamp
+
+
+def test_may_hold_stamp_on_written_cases() -> None:
+    holds = [
+        "generated at 2024-05-01",
+        "Generated\u00a0at 2024-05-01",
+        "\u00e9generated 2024-05-01",  # a letter before: no \b, but the check is blind to it
+        "served\u0662",
+        "compiled\x1c1:05",
+        "ſerved 10:00",
+        "compiled on \u00e9",  # a non-ASCII character might be a digit
+        "built in:\t\t9",
+    ]
+    free = ["All rights reserved 2024", "built-in 2024", "generated columns 2", "served", ""]
+    assert all(significance.may_hold_stamp(text.encode()) for text in holds)
+    assert not any(significance.may_hold_stamp(text.encode()) for text in free)
+
+
+_TEXT_SOUP = [
+    "<p>",
+    "</p>",
+    "<span>",
+    "</span>",
+    "\n  ",
+    " ",
+    "\u00a0",
+    "\u3000",
+    "\x1c",
+    "generated",
+    "gener",
+    "ated",
+    " at ",
+    "2024-05-01",
+    "10:00",
+    "T10:00:00Z",
+    "reserved",
+    "word",
+    "\u0130",
+    "<script>x</script>",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TEXT_SOUP), max_size=30))
+def test_visible_text_equals_the_plain_reading(pieces: list[str]) -> None:
+    """Read without the white-space-only text nodes (and stamps checked first), the text
+    is what the plain reading gives: the whole text, stamps substituted, split, joined."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = "<body>" + "".join(pieces)
+    plain = LexborHTMLParser(html)
+    plain.strip_tags(list(significance.NON_CONTENT_TAGS))
+    expected = " ".join(significance._STAMP.sub(" ", plain.body.text(separator=" ")).split())
+    assert significance.visible_text(LexborHTMLParser(html)) == expected
+
+
 def test_the_odd_case_folds_are_all_known() -> None:
     """Every character the case-blind stamp pattern takes for one of its ASCII letters and
     ``str.lower`` does not map to it is in ``_FOLD_ODD`` (else the fast path could miss)."""

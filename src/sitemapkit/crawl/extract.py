@@ -40,7 +40,7 @@ from typing import Any, Final, NamedTuple
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
-from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_text
+from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_utf8
 from sitemapkit.crawl.urlnorm import (
     QueryPolicy,
     link_resolver,
@@ -659,12 +659,12 @@ def extract_page(
     content_type = next(iter(_header_values(headers, "content-type")), None)
     text, encoding = decode_body(body, content_type)
     found = _Found()
-    texts: list[str] = []
+    texts: list[bytes] = []
     for segment in _parse_input(body, text, encoding):
         parser = LexborHTMLParser(segment)
         _collect(parser, found)
         # Last: it strips the code elements from the tree.
-        texts.append(visible_text(parser, found.code))
+        texts.append(visible_utf8(parser, found.code))
         found.code.clear()
         del parser  # one segment's tree at a time
     title, h1, base_href = found.title, found.h1, found.base_href
@@ -786,7 +786,7 @@ def extract_page(
     noindex = m_noindex or h_noindex
     nofollow = m_nofollow or h_nofollow
     fingerprint = content_fingerprint(
-        text=" ".join(t for t in texts if t),
+        text=b" ".join(t for t in texts if t),
         title=title,
         canonical=canonical,
         noindex=noindex,
