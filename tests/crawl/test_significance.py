@@ -250,7 +250,7 @@ def test_stripping_the_found_code_elements_equals_strip_tags(pieces: list[str]) 
 def _fingerprint_part_by_part(
     text: str,
     title: str | None,
-    links: list[tuple[str, str, bool]],
+    links: list[tuple[str, bool, str]],
     jsonld: list[str],
 ) -> str:
     """The fingerprint as first written: one digest update per length and per part."""
@@ -267,7 +267,7 @@ def _fingerprint_part_by_part(
     part("")
     part("noindex=0 nofollow=1")
     part(text)
-    for url, kind, nofollow in links:
+    for url, nofollow, kind in links:
         part(f"{kind} {nofollow:d} {significance.without_session(url)}")
     for block in significance.structured_data(jsonld):
         part(block)
@@ -284,15 +284,15 @@ _URL_PIECES = ["http://a.test/p", "?", "&", "sid=1", "x=2", ";jsessionid=9", "#f
     st.lists(
         st.tuples(
             st.lists(st.sampled_from(_URL_PIECES), max_size=5).map("".join),
-            st.sampled_from(["a", "area", "frame", "meta-refresh"]),
             st.booleans(),
+            st.sampled_from(["a", "area", "frame", "meta-refresh"]),
         ),
         max_size=8,
     ),
     st.lists(st.sampled_from(['{"b": 1, "a": [2]}', "not json", "[]"]), max_size=3),
 )
 def test_fingerprint_equals_the_part_by_part_digest(
-    text: str, title: str | None, links: list[tuple[str, str, bool]], jsonld: list[str]
+    text: str, title: str | None, links: list[tuple[str, bool, str]], jsonld: list[str]
 ) -> None:
     """Stored fingerprints stay valid: the one-string digest is the digest of the parts."""
     got = significance.content_fingerprint(

@@ -322,9 +322,21 @@ def _codec(label: str | None) -> str | None:
 
 def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]:
     """``(text, encoding)``: BOM, then HTTP charset, then ``<meta>``, else UTF-8; never raises."""
+    return _decoded(body, *body_encoding(body, content_type))
+
+
+def _decoded(body: bytes, encoding: str, skip: int) -> tuple[str, str]:
+    try:
+        return body[skip:].decode(encoding, "replace"), encoding
+    except (LookupError, TypeError, ValueError):
+        return body.decode("utf-8", "replace"), "utf-8"
+
+
+def body_encoding(body: bytes, content_type: str | None = None) -> tuple[str, int]:
+    """The codec :func:`decode_body` decodes ``body`` with, and the length of its BOM."""
     for bom, enc in _BOM:
         if body.startswith(bom):
-            return body[len(bom) :].decode(enc, "replace"), enc
+            return enc, len(bom)
     encoding = None
     if content_type:
         m = _CT_CHARSET.search(content_type)
@@ -336,12 +348,7 @@ def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]
             encoding = _codec(m2.group(1).decode("ascii", "replace"))
             if encoding is not None and encoding.startswith("utf-16"):
                 encoding = "utf-8"
-    if encoding is None:
-        encoding = "utf-8"
-    try:
-        return body.decode(encoding, "replace"), encoding
-    except (LookupError, TypeError, ValueError):
-        return body.decode("utf-8", "replace"), "utf-8"
+    return encoding or "utf-8", 0
 
 
 # --- dates -------------------------------------------------------------------------
@@ -472,23 +479,28 @@ def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
     yield text[start:]
 
 
-def _parse_input(body: bytes, text: str, encoding: str) -> Iterator[str | bytes]:
-    """What the parser reads: the body's own bytes when they are the UTF-8 of ``text``.
+def _parse_input(body: bytes, content_type: str | None) -> tuple[Iterable[str | bytes], str]:
+    """What the parser reads (the body's own bytes when they are the UTF-8 of its text),
+    and the page's encoding (:func:`decode_body`'s).
 
     The parser works on UTF-8 and encodes a ``str`` back to it (about 4% of a crawl's
-    instructions); a UTF-8 body that decoded without a replacement character, and has no
-    BOM, is exactly that encoding already.  Anything else, and huge pages (segments are
-    cut in the text), go through the text as before.
+    instructions); a UTF-8 body that decodes without a replacement character, and has no
+    BOM, is exactly that encoding already, and an ASCII one is not even decoded (22 us a
+    JDK page).  Anything else, and huge pages (segments are cut in the text), go through
+    the text as before.
     """
+    encoding, skip = body_encoding(body, content_type)
+    if encoding == "utf-8" and len(body) <= PARSE_SEGMENT_CHARS and body.isascii():
+        return (body,), encoding
+    text, encoding = _decoded(body, encoding, skip)
     if (
         encoding == "utf-8"
         and len(text) <= PARSE_SEGMENT_CHARS
         and "\ufffd" not in text
         and not body.startswith(codecs.BOM_UTF8)
     ):
-        yield body
-    else:
-        yield from html_segments(text)
+        return (body,), encoding
+    return html_segments(text), encoding
 
 
 def _safe_cut(text: str, start: int, at: int) -> int | None:
@@ -639,6 +651,38 @@ def _in_encoding(
     return resolve_in
 
 
+def _add_links(
+    links: dict[str, Link],
+    raw_links: list[tuple[str, bool, str]],
+    resolve_href: Callable[[str], str | None],
+) -> int:
+    """Resolve ``raw_links`` into ``links`` (nofollow only if every copy is); returns how
+    many link elements were left unexamined.
+
+    Each ``(href, nofollow, kind)`` is resolved once: a page repeats its links.  A page
+    with more link elements than :data:`MAX_LINKS_PER_PAGE` stops when that many URLs are
+    known, and what is left is not even resolved (a hostile page stays cheap).
+    """
+    capped = len(raw_links) > MAX_LINKS_PER_PAGE
+    seen: set[tuple[str, bool, str]] = set()
+    for index, raw_link in enumerate(raw_links if capped else dict.fromkeys(raw_links)):
+        if capped:
+            if len(links) >= MAX_LINKS_PER_PAGE:
+                return len(raw_links) - index
+            if raw_link in seen:
+                continue
+            seen.add(raw_link)
+        absolute = resolve_href(raw_link[0])
+        if absolute is None:
+            continue
+        known = links.get(absolute)
+        if known is None:
+            links[absolute] = _MAKE_LINK((absolute, raw_link[1], raw_link[2]))
+        elif known[1] and not raw_link[1]:
+            links[absolute] = _MAKE_LINK((absolute, False, known[2]))
+    return 0
+
+
 def extract_page(
     body: bytes,
     *,
@@ -657,10 +701,10 @@ def extract_page(
     page_norm = normalize(url, policy=qp)
     page_url = page_norm or url
     content_type = next(iter(_header_values(headers, "content-type")), None)
-    text, encoding = decode_body(body, content_type)
+    segments, encoding = _parse_input(body, content_type)
     found = _Found()
     texts: list[bytes] = []
-    for segment in _parse_input(body, text, encoding):
+    for segment in segments:
         parser = LexborHTMLParser(segment)
         _collect(parser, found)
         # Last: it strips the code elements from the tree.
@@ -685,7 +729,6 @@ def extract_page(
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}
-    dropped = 0
     refresh_url = resolve_href(meta_refresh_raw) if meta_refresh_raw else None
     if refresh_url is None:
         for value in _header_values(headers, "refresh"):
@@ -697,24 +740,7 @@ def extract_page(
         refresh_url = None  # a page that reloads itself is not a redirect
     if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
-    raw_seen: set[tuple[str, bool, str]] = set()
-    for index, raw_link in enumerate(raw_links):
-        if len(links) >= MAX_LINKS_PER_PAGE:
-            # Full: what is left is not even resolved (a hostile page stays cheap).
-            dropped = len(raw_links) - index
-            break
-        if raw_link in raw_seen:
-            continue  # the same href, rel and kind again adds nothing
-        raw_seen.add(raw_link)
-        href, nofollow, kind = raw_link
-        absolute = resolve_href(href)
-        if absolute is None:
-            continue
-        known = links.get(absolute)
-        if known is None:
-            links[absolute] = Link(absolute, nofollow, kind)
-        elif known.nofollow and not nofollow:
-            links[absolute] = Link(absolute, False, known.kind)
+    dropped = _add_links(links, raw_links, resolve_href)
 
     # Canonical: the header's wins; several different <link rel=canonical> cancel out.
     canonical: str | None = None
@@ -791,7 +817,7 @@ def extract_page(
         canonical=canonical,
         noindex=noindex,
         nofollow=nofollow,
-        links=[(link.url, link.kind, link.nofollow) for link in links.values()],
+        links=links.values(),
         jsonld=jsonld,
     )
     return PageFacts(

@@ -32,6 +32,7 @@ import json
 import re
 import struct
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -211,12 +212,13 @@ def content_fingerprint(
     canonical: str | None,
     noindex: bool,
     nofollow: bool,
-    links: Sequence[tuple[str, str, bool]],
+    links: Iterable[tuple[str, bool, str]],
     jsonld: Iterable[str],
 ) -> str:
     """The hex fingerprint of a page's significant parts (see the module docstring).
 
-    ``links`` are ``(url, kind, nofollow)`` in page order; ``text`` may come as its UTF-8.
+    ``links`` are ``(url, nofollow, kind)`` in page order (the page's
+    :class:`~sitemapkit.crawl.extract.Link` values); ``text`` may come as its UTF-8.
     """
     # Each part is its UTF-8 length (8 bytes, big-endian) and its bytes, hashed as one
     # string: the same digest as one update per piece, with a Python call less per link.
@@ -233,15 +235,17 @@ def content_fingerprint(
         part(text)
     else:
         chunks.extend((_LENGTH(len(text)), text))
-    prefixes: dict[tuple[str, bool], str] = {}
-    for url, kind, link_nofollow in links:
+    prefixes: dict[str, tuple[str, str]] = {}
+    pieces: list[bytes] = []
+    for url, link_nofollow, kind in links:
         if ";" in url or "?" in url:  # else there is no session id to take out
             url = without_session(url)
-        prefix = prefixes.get((kind, link_nofollow))
+        prefix = prefixes.get(kind)
         if prefix is None:
-            prefix = prefixes[kind, link_nofollow] = f"{kind} {link_nofollow:d} "
-        data = (prefix + url).encode("utf-8", "surrogatepass")
-        chunks.extend((_LENGTH(len(data)), data))
+            prefix = prefixes[kind] = (f"{kind} 0 ", f"{kind} 1 ")
+        pieces.append((prefix[link_nofollow] + url).encode("utf-8", "surrogatepass"))
+    # Each piece after its length, interleaved in C.
+    chunks.extend(chain.from_iterable(zip(map(_LENGTH, map(len, pieces)), pieces, strict=True)))
     for block in structured_data(jsonld):
         part(block)
     return hashlib.blake2b(b"".join(chunks), digest_size=16).hexdigest()
