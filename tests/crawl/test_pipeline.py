@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import signal
 import threading
@@ -21,7 +22,13 @@ from aiohttp import web
 from crawl.fixture_site import serve
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler
-from sitemapkit.crawl.parsepool import PAGES_AHEAD, ProcessParser
+from sitemapkit.crawl.parsepool import (
+    IN_FLIGHT,
+    MAX_BATCH,
+    PAGES_AHEAD,
+    PIPE_BYTES,
+    ProcessParser,
+)
 from sitemapkit.crawl.urlnorm import QueryPolicy
 from sitemapkit.store.sqlite import SqliteStore
 
@@ -131,3 +138,43 @@ async def test_pages_are_parsed_here_until_a_parse_process_is_ready() -> None:
         await parser.close()
     assert here == there
     assert [link.url for link in here.facts.links] == ["http://x.test/two"]
+
+
+async def test_a_parse_process_has_its_next_batch_before_it_answers() -> None:
+    """While a parse process works on one batch, the next one is already in its pipe.
+
+    The process is stopped (SIGSTOP) so that it answers nothing: the crawl still sends it
+    :data:`IN_FLIGHT` batches (one batch at a time left it idle from each answer until the
+    busy event loop sent the next).  Its pipe holds a whole batch at once.
+    """
+    parser = ProcessParser(1, QueryPolicy())
+    headers = {"Content-Type": "text/html"}
+    pages = [
+        (f"<title>{i}</title><a href='/p/{i + 1}'>next</a>".encode(), f"http://x.test/p/{i}")
+        for i in range(3 * MAX_BATCH)
+    ]
+    stopped: list[int] = []
+    try:
+        await parser.start()
+        await _wait_for("the parse process ready", lambda: parser.ready == 1)
+        (pid,) = parser.started
+        proc = parser._procs[pid]
+        assert proc.stdin is not None
+        pipe = proc.stdin.transport.get_extra_info("pipe")
+        assert fcntl.fcntl(pipe.fileno(), fcntl.F_GETPIPE_SZ) == PIPE_BYTES
+        os.kill(pid, signal.SIGSTOP)
+        stopped.append(pid)
+        parses = [asyncio.create_task(parser.parse(b, u, headers)) for b, u in pages]
+        await _wait_for("two batches sent", lambda: parser.unanswered().get(pid) == IN_FLIGHT)
+        os.kill(pid, signal.SIGCONT)
+        stopped.clear()
+        got = await asyncio.gather(*parses)
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+        await parser.close()
+    assert IN_FLIGHT == 2
+    assert parser.parsed == len(pages)
+    assert [[link.url for link in p.facts.links] for p in got] == [
+        [f"http://x.test/p/{i + 1}"] for i in range(len(pages))
+    ]

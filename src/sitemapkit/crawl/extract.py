@@ -40,6 +40,7 @@ from typing import Any, Final, NamedTuple
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
+from sitemapkit.crawl.encoding import decode_body, sniff_codec
 from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_utf8
 from sitemapkit.crawl.urlnorm import (
     QueryPolicy,
@@ -117,31 +118,12 @@ _RAW_TEXT = re.compile(
     r"<(script|style|template|textarea|!--)|</(script|style|template|textarea)\s*>|-->", re.I
 )
 _BOT_NAME = re.compile(r"[a-z0-9_.-]+")
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([A-Za-z0-9_:.+-]+)""", re.IGNORECASE
-)
-_CT_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_:.+-]+)""", re.IGNORECASE)
-_REFRESH = re.compile(
-    r"""^\s*\d*(?:\.\d*)?\s*[;,]?\s*(?:url\s*=\s*)?(["']?)(.*?)\1\s*$""",
-    re.IGNORECASE | re.DOTALL,
-)
+_ASCII_WS: Final = "\t\n\f\r "
+_REFRESH_TIME = re.compile(r"[\t\n\f\r ]*([0-9]*)[0-9.]*")
+_REFRESH_SEPARATOR = re.compile(r"[\t\n\f\r ]*[;,]?[\t\n\f\r ]*")
+_REFRESH_URL_KEY = re.compile(r"url[\t\n\f\r ]*=[\t\n\f\r ]*", re.IGNORECASE)
 _LINK_HEADER_PART = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,<]+)*)")
 _LINK_PARAM = re.compile(r"""\s*;\s*([A-Za-z*-]+)\s*=\s*(?:"([^"]*)"|([^;,\s]*))""")
-_BOM = (
-    (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
-# WHATWG Encoding: labels that mean windows-1252, and UTF-16 in <meta> that means UTF-8.
-_ENCODING_ALIASES: Final = {
-    "iso-8859-1": "windows-1252",
-    "iso8859-1": "windows-1252",
-    "latin1": "windows-1252",
-    "latin-1": "windows-1252",
-    "l1": "windows-1252",
-    "us-ascii": "windows-1252",
-    "ascii": "windows-1252",
-}
 _DEFAULT_POLICY: Final = QueryPolicy()
 _LASTMOD_META: Final = {
     "article:modified_time": "article:modified_time",
@@ -307,50 +289,6 @@ def robots_directives(values: Iterable[str], *, header: bool) -> tuple[bool, boo
     return noindex, nofollow
 
 
-# --- decoding ----------------------------------------------------------------------
-
-
-def _codec(label: str | None) -> str | None:
-    if not label:
-        return None
-    name = _ENCODING_ALIASES.get(label.strip().lower(), label.strip().lower())
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
-
-
-def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]:
-    """``(text, encoding)``: BOM, then HTTP charset, then ``<meta>``, else UTF-8; never raises."""
-    return _decoded(body, *body_encoding(body, content_type))
-
-
-def _decoded(body: bytes, encoding: str, skip: int) -> tuple[str, str]:
-    try:
-        return body[skip:].decode(encoding, "replace"), encoding
-    except (LookupError, TypeError, ValueError):
-        return body.decode("utf-8", "replace"), "utf-8"
-
-
-def body_encoding(body: bytes, content_type: str | None = None) -> tuple[str, int]:
-    """The codec :func:`decode_body` decodes ``body`` with, and the length of its BOM."""
-    for bom, enc in _BOM:
-        if body.startswith(bom):
-            return enc, len(bom)
-    encoding = None
-    if content_type:
-        m = _CT_CHARSET.search(content_type)
-        if m:
-            encoding = _codec(m.group(1))
-    if encoding is None:
-        m2 = _META_CHARSET.search(body, 0, 1024)
-        if m2:
-            encoding = _codec(m2.group(1).decode("ascii", "replace"))
-            if encoding is not None and encoding.startswith("utf-16"):
-                encoding = "utf-8"
-    return encoding or "utf-8", 0
-
-
 # --- dates -------------------------------------------------------------------------
 
 
@@ -489,10 +427,11 @@ def _parse_input(body: bytes, content_type: str | None) -> tuple[Iterable[str | 
     JDK page).  Anything else, and huge pages (segments are cut in the text), go through
     the text as before.
     """
-    encoding, skip = body_encoding(body, content_type)
-    if encoding == "utf-8" and len(body) <= PARSE_SEGMENT_CHARS and body.isascii():
-        return (body,), encoding
-    text, encoding = _decoded(body, encoding, skip)
+    if len(body) <= PARSE_SEGMENT_CHARS and body.isascii():
+        encoding = sniff_codec(body, content_type)[0]
+        if encoding == "utf-8":
+            return (body,), encoding
+    text, encoding = decode_body(body, content_type)
     if (
         encoding == "utf-8"
         and len(text) <= PARSE_SEGMENT_CHARS
@@ -550,12 +489,32 @@ def _rel_tokens(value: str | None) -> set[str]:
 
 
 def _refresh_target(content: str | None) -> str | None:
+    """The URL a refresh goes to, read by the HTML standard's declarative refresh steps.
+
+    None when it is not a refresh or only reloads the page.  The time is ASCII digits
+    (``٥`` is not a time) and is required (``url=/x`` alone is not a refresh); after it
+    comes whitespace, ``;`` or ``,``; then an optional ``url=``; a quoted URL ends at
+    its closing quote (``'/next'junk`` goes to ``/next``).
+    """
     if not content:
         return None
-    m = _REFRESH.match(content)
-    if not m:
+    time = _REFRESH_TIME.match(content)
+    assert time is not None  # every part of the pattern may be empty
+    pos = time.end()
+    if not time.group(1) and not content.startswith(".", time.start(1)):
         return None
-    target = m.group(2).strip()
+    if pos < len(content) and content[pos] not in ";," + _ASCII_WS:
+        return None
+    separator = _REFRESH_SEPARATOR.match(content, pos)
+    assert separator is not None  # may be empty
+    pos = separator.end()
+    key = _REFRESH_URL_KEY.match(content, pos)
+    if key is not None:
+        pos = key.end()
+    target = content[pos:]
+    if target[:1] in ("'", '"'):
+        target = target[1:].split(target[0], 1)[0]
+    target = target.strip(_ASCII_WS)
     return target or None
 
 
@@ -595,7 +554,7 @@ def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
         if src and len(found.images) < MAX_IMAGES_PER_URL * 4:
             found.images.append(src)
     elif tag == "meta":
-        _meta(attrs, found)
+        _meta(attrs, found, node)
     elif tag == "link":
         rel = _rel_tokens(attrs.get("rel"))
         href = attrs.get("href")
@@ -611,7 +570,7 @@ def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
         if found.title is None:
             found.title = _text(node)
     elif tag == "base":
-        if found.base_href is None:
+        if found.base_href is None and not _in_noscript(node):
             found.base_href = attrs.get("href")
     elif tag == "h1":
         if found.h1 is None:
@@ -622,7 +581,18 @@ def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
             found.links.append((src, False, "frame"))
 
 
-def _meta(attrs: dict[str, str | None], found: _Found) -> None:
+def _in_noscript(node: LexborNode) -> bool:
+    """Inside ``<noscript>``: what a browser running scripts (and Google's renderer) never
+    parses as markup, so a ``<base>`` or a refresh there does not apply to the page."""
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == "noscript":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _meta(attrs: dict[str, str | None], found: _Found, node: LexborNode) -> None:
     name = (attrs.get("name") or "").strip().lower()
     content = attrs.get("content")
     if name in _OUR_BOTS and content:
@@ -636,7 +606,7 @@ def _meta(attrs: dict[str, str | None], found: _Found) -> None:
         found.lastmod_meta.setdefault("itemprop:dateModified", content)
         return
     equiv = (attrs.get("http-equiv") or "").strip().lower()
-    if equiv == "refresh" and found.meta_refresh is None:
+    if equiv == "refresh" and found.meta_refresh is None and not _in_noscript(node):
         found.meta_refresh = _refresh_target(content)
 
 

@@ -21,6 +21,11 @@ crawl's one event loop keeps the network and the store.  Why this shape:
   pool only after its processes had imported the parser).
 * **Batches**: a page per message cost a wake-up of both processes per page, about
   as much CPU as the parse itself on a busy machine; what waits is sent together.
+* **Two batches in flight** (:data:`IN_FLIGHT`): the next batch waits in a process's pipe
+  while it parses one, so it starts on it the moment it has answered.  With one batch at a
+  time it idled from its answer until the busy event loop had read it and sent another:
+  on the PostgreSQL manual the two parse processes were busy about half the time while
+  every page they could take was waiting for them.
 * **Nicer than the crawl** (:data:`PARSE_NICENESS`): the one event loop paces the
   whole pipeline (it fetches what the parse processes parse and stores what they
   return).  With N parse processes on N cores, equal priorities give each of the
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import pickle
 import sys
@@ -55,9 +61,15 @@ MAX_PARSE_ATTEMPTS: Final = 3
 #: Most pages, and most body bytes, sent to a parse process in one message.
 MAX_BATCH: Final = 16
 MAX_BATCH_BYTES: Final = 4 << 20
+#: Bytes a pipe to a parse process holds (Linux's default most for an unprivileged
+#: process, ``/proc/sys/fs/pipe-max-size``): a whole batch is written at once.
+PIPE_BYTES: Final = 1 << 20
+#: Batches sent to a parse process and not answered yet: one being parsed, the next in its
+#: pipe, so the process never waits for the event loop between two batches.
+IN_FLIGHT: Final = 2
 #: Pages a parse process keeps the crawl fetching ahead for (:meth:`ProcessParser.ahead`):
-#: one batch being parsed and one waiting to be sent.
-PAGES_AHEAD: Final = 2 * MAX_BATCH
+#: its batches in flight and one more waiting to be sent.
+PAGES_AHEAD: Final = (IN_FLIGHT + 1) * MAX_BATCH
 #: Most parse processes ``--workers`` starts (more rarely pays: the event loop that
 #: fetches and stores is one process, and it becomes the bottleneck).
 MAX_WORKERS: Final = 8
@@ -161,7 +173,8 @@ class ProcessParser:
         self._ready = asyncio.Event()
         self._drivers: list[asyncio.Task[None]] = []
         self._procs: dict[int, asyncio.subprocess.Process] = {}
-        self._holding: dict[int, list[_Page]] = {}
+        #: ``pid -> batches`` sent to each process and not answered yet, oldest first.
+        self._holding: dict[int, deque[list[_Page]]] = {}
         #: Parse processes started to replace dead ones.
         self.replaced = 0
         #: Pages parsed by the pool, and the messages they took.
@@ -200,13 +213,18 @@ class ProcessParser:
         with contextlib.suppress(OSError, AttributeError):  # refused, or no such call: unranked
             nicer = os.getpriority(os.PRIO_PROCESS, 0) + PARSE_NICENESS
             os.setpriority(os.PRIO_PROCESS, proc.pid, min(nicer, 19))
+        _widen(proc)
         self._procs[proc.pid] = proc
         self.started.append(proc.pid)
         return proc
 
     def busy(self) -> dict[int, tuple[str, ...]]:
-        """``pid -> URLs`` of the pages each parse process holds now (tests, progress)."""
-        return {pid: tuple(p.url for p in pages) for pid, pages in self._holding.items() if pages}
+        """``pid -> URLs`` of the batch each parse process is parsing (the oldest it holds)."""
+        return {pid: tuple(p.url for p in sent[0]) for pid, sent in self._holding.items() if sent}
+
+    def unanswered(self) -> dict[int, int]:
+        """``pid -> batches`` sent to each parse process and not answered yet (tests)."""
+        return {pid: len(sent) for pid, sent in self._holding.items()}
 
     async def parse(
         self, body: bytes, url: str, headers: Mapping[str, str], judge_scripts: bool = False
@@ -271,43 +289,90 @@ class ProcessParser:
         return size == 0
 
     async def _feed(self, proc: asyncio.subprocess.Process) -> None:
-        """Batch after batch to one ready process, until it dies (then its pages go back)."""
-        while True:
-            batch = await self._take()
-            self._holding[proc.pid] = batch
-            try:
-                answers = await self._exchange(proc, batch)
-            except _DiedError:
-                self._holding.pop(proc.pid, None)
-                await self._bury(proc)
-                self._died(batch)
-                self.replaced += 1
-                return
-            except asyncio.CancelledError:
-                for page in batch:  # the crawl ends: nobody waits any more
-                    page.done.cancel()
-                raise
-            except Exception as exc:  # noqa: BLE001 - a reply we cannot read: the pages fail
-                self._holding.pop(proc.pid, None)
-                await self._bury(proc)  # it may hold half a conversation: not reused
-                for page in batch:
-                    if not page.done.done():
-                        page.done.set_exception(exc)
-                return
-            self._holding[proc.pid] = []
-            self.batches += 1
-            for page, (kind, value) in zip(batch, answers, strict=True):
-                if page.done.done():
-                    continue
-                if kind == "ok":
-                    self.parsed += 1
-                    page.done.set_result(Parsed(*value))
-                else:
-                    page.done.set_exception(RuntimeError(f"parse failed on {page.url}: {value}"))
+        """Batches to one ready process, :data:`IN_FLIGHT` at a time, until it dies.
 
-    def _died(self, batch: list[_Page]) -> None:
-        """Send a dead process's pages again, alone; give up a page that died alone too often."""
+        A sender task keeps up to :data:`IN_FLIGHT` batches in the process's pipe; this
+        task reads the answers, in the order sent.  When the process dies, the batch it
+        was answering goes back as :meth:`_died` says, the ones behind it (not started)
+        go back as they were.
+        """
+        sent: deque[list[_Page]] = deque()
+        self._holding[proc.pid] = sent
+        room = asyncio.Semaphore(IN_FLIGHT)
+        sender = asyncio.create_task(self._send_batches(proc, sent, room))
+        try:
+            while True:
+                try:
+                    answers = await self._answer(proc)
+                except _DiedError:
+                    await self._bury(proc)
+                    self._died(sent)
+                    self.replaced += 1
+                    return
+                except asyncio.CancelledError:
+                    for batch in sent:  # the crawl ends: nobody waits any more
+                        for page in batch:
+                            page.done.cancel()
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a reply we cannot read: the pages fail
+                    await self._bury(proc)  # it may hold half a conversation: not reused
+                    failed = sent.popleft() if sent else []
+                    for page in failed:
+                        if not page.done.done():
+                            page.done.set_exception(exc)
+                    self._put_back(sent)
+                    return
+                self._deliver(sent.popleft(), answers)
+                room.release()
+        finally:
+            self._holding.pop(proc.pid, None)
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sender
+
+    async def _send_batches(
+        self, proc: asyncio.subprocess.Process, sent: deque[list[_Page]], room: asyncio.Semaphore
+    ) -> None:
+        """Send batch after batch while fewer than :data:`IN_FLIGHT` are unanswered."""
+        while True:
+            await room.acquire()
+            batch = await self._take()
+            sent.append(batch)
+            try:
+                await self._send(proc, batch)
+            except _DiedError:
+                return  # the reader sees the end of the process and puts the pages back
+
+    def _deliver(self, batch: list[_Page], answers: list[tuple[str, Any]]) -> None:
+        """Hand each page of an answered batch its facts (or its failure)."""
+        self.batches += 1
+        for page, (kind, value) in zip(batch, answers, strict=True):
+            if page.done.done():
+                continue
+            if kind == "ok":
+                self.parsed += 1
+                page.done.set_result(Parsed(*value))
+            else:
+                page.done.set_exception(RuntimeError(f"parse failed on {page.url}: {value}"))
+
+    def _put_back(self, batches: deque[list[_Page]]) -> None:
+        """Batches a dead process never started go back to the front, in their order."""
+        for batch in reversed(batches):
+            for page in reversed(batch):
+                if not page.done.done():
+                    self._waiting.appendleft(page)
+        batches.clear()
+        self._ready.set()
+
+    def _died(self, sent: deque[list[_Page]]) -> None:
+        """Send a dead process's pages again: the batch it was parsing alone, page by page
+        (a page that died alone too often is given up); the batches behind it as they were.
+        """
+        batch = sent.popleft() if sent else []
+        self._put_back(sent)
         for page in reversed(batch):
+            if page.done.done():  # its crawl task was cancelled meanwhile
+                continue
             if len(batch) == 1:
                 page.attempts += 1
             if page.attempts >= MAX_PARSE_ATTEMPTS:
@@ -321,12 +386,9 @@ class ProcessParser:
             self._waiting.appendleft(page)
         self._ready.set()
 
-    async def _exchange(
-        self, proc: asyncio.subprocess.Process, batch: list[_Page]
-    ) -> list[tuple[str, Any]]:
-        stdin, stdout = proc.stdin, proc.stdout
-        assert stdin is not None  # both are PIPEs
-        assert stdout is not None
+    async def _send(self, proc: asyncio.subprocess.Process, batch: list[_Page]) -> None:
+        stdin = proc.stdin
+        assert stdin is not None  # a PIPE
         request = pickle.dumps(
             (self.policy, [(p.body, p.url, p.headers, p.judge) for p in batch]),
             pickle.HIGHEST_PROTOCOL,
@@ -334,7 +396,16 @@ class ProcessParser:
         try:
             stdin.write(FRAME.pack(len(request)))
             stdin.write(request)
+            del request
             await stdin.drain()
+        except ConnectionError as exc:
+            raise _DiedError from exc
+
+    async def _answer(self, proc: asyncio.subprocess.Process) -> list[tuple[str, Any]]:
+        """The answer to the oldest batch sent to ``proc``."""
+        stdout = proc.stdout
+        assert stdout is not None  # a PIPE
+        try:
             size = FRAME.unpack(await stdout.readexactly(FRAME.size))[0]
             answers: list[tuple[str, Any]] = pickle.loads(  # noqa: S301 - from our own child
                 await stdout.readexactly(size)
@@ -369,6 +440,23 @@ class ProcessParser:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()
                 await proc.wait()
+
+
+def _widen(proc: asyncio.subprocess.Process) -> None:
+    """Make the pipes to and from a parse process hold :data:`PIPE_BYTES` (Linux).
+
+    With the default 64 KiB, a batch of JDK pages (about 450 KiB) went in seven writes,
+    each one more turn of the event loop and a move of what was left in the transport's
+    buffer; a batch now goes in one write while the process parses the one before.
+    """
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is None:  # pragma: no cover - not Linux
+        return
+    pipe = None if proc.stdin is None else proc.stdin.transport.get_extra_info("pipe")
+    if pipe is None:  # pragma: no cover - stdin is always a PIPE here
+        return
+    with contextlib.suppress(OSError, ValueError):  # over the system's limit: left as it is
+        fcntl.fcntl(pipe.fileno(), setsize, PIPE_BYTES)
 
 
 def make_parser(workers: int, policy: QueryPolicy) -> PageParser:
