@@ -332,8 +332,8 @@ _NUTCH_PATHS = [
 _AGENT1_NO = {"/a", "/a/", "/a/bloh/foo.html", "/b/a", "/b/a/index.html"}
 _AGENT4_NO = {"/d", "/d/a", "/e/d/foo.html"}
 _FIRST_WORD = (
-    "a User-agent value is its product token (Google's parser, RFC 9309 2.2.1: no space in "
-    "it), so 'Agent2 Agent3' names Agent2 only; crawler-commons reads every word"
+    "a User-agent value is its product token (Google's parser, RFC 9309 2.2.1): only the "
+    "first name of 'Agent2 Agent3' or 'One, Two, Three' counts; crawler-commons reads every one"
 )
 rows("nutch", _NUTCH, "Agent1", {DOMAIN + p: p not in _AGENT1_NO for p in _NUTCH_PATHS})
 rows("nutch", _NUTCH, "Agent4", {DOMAIN + p: p not in _AGENT4_NO for p in _NUTCH_PATHS})
