@@ -547,6 +547,8 @@ def test_page_facts_pickle_by_value() -> None:
         codecs.BOM_UTF8 + "<title>bom</title><p>é</p>".encode(),
         "<title>latin</title><p>é</p>".encode("latin-1"),
         "<title>replacement \ufffd itself</title>".encode(),
+        b"<title>plain ASCII, never decoded</title><a href='/x'>x</a>",
+        b"<meta charset=utf-16><title>ASCII said to be UTF-16</title>",
     ],
 )
 def test_parsing_the_bytes_gives_what_parsing_the_text_gives(
@@ -555,7 +557,10 @@ def test_parsing_the_bytes_gives_what_parsing_the_text_gives(
     """A clean UTF-8 body is parsed from its bytes; the facts equal the text's parse."""
     url, headers = "http://example.test/p", {"Content-Type": "text/html"}
     direct = extract_page(body, url=url, headers=headers)
-    monkeypatch.setattr(
-        extract, "_parse_input", lambda body, text, encoding: extract.html_segments(text)
-    )
+
+    def through_the_text(body: bytes, content_type: str | None) -> tuple[object, str]:
+        text, encoding = extract.decode_body(body, content_type)
+        return extract.html_segments(text), encoding
+
+    monkeypatch.setattr(extract, "_parse_input", through_the_text)
     assert extract_page(body, url=url, headers=headers) == direct

@@ -118,6 +118,70 @@ def test_drop_stamps_on_written_cases() -> None:
         assert significance.drop_stamps(text) == significance._STAMP.sub(" ", text)
 
 
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_STAMP_PIECES) | st.text(_STAMP_ALPHABET, max_size=6), max_size=12))
+def test_a_text_said_to_hold_no_stamp_holds_none(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    has_stamp = significance._STAMP.search(text) is not None
+    for form in (text, " ".join(text.split())):  # as it is, and collapsed
+        if not significance.may_hold_stamp(form.encode("utf-8", "surrogatepass")):
+            assert not has_stamp
+
+
+def test_may_hold_stamp_on_written_cases() -> None:
+    holds = [
+        "generated at 2024-05-01",
+        "Generated\u00a0at 2024-05-01",
+        "\u00e9generated 2024-05-01",  # a letter before: no \b, but the check is blind to it
+        "served\u0662",
+        "compiled\x1c1:05",
+        "ſerved 10:00",
+        "compiled on \u00e9",  # a non-ASCII character might be a digit
+        "built in:\t\t9",
+    ]
+    free = ["All rights reserved 2024", "built-in 2024", "generated columns 2", "served", ""]
+    assert all(significance.may_hold_stamp(text.encode()) for text in holds)
+    assert not any(significance.may_hold_stamp(text.encode()) for text in free)
+
+
+_TEXT_SOUP = [
+    "<p>",
+    "</p>",
+    "<span>",
+    "</span>",
+    "\n  ",
+    " ",
+    "\u00a0",
+    "\u3000",
+    "\x1c",
+    "generated",
+    "gener",
+    "ated",
+    " at ",
+    "2024-05-01",
+    "10:00",
+    "T10:00:00Z",
+    "reserved",
+    "word",
+    "\u0130",
+    "<script>x</script>",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_TEXT_SOUP), max_size=30))
+def test_visible_text_equals_the_plain_reading(pieces: list[str]) -> None:
+    """Read without the white-space-only text nodes (and stamps checked first), the text
+    is what the plain reading gives: the whole text, stamps substituted, split, joined."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = "<body>" + "".join(pieces)
+    plain = LexborHTMLParser(html)
+    plain.strip_tags(list(significance.NON_CONTENT_TAGS))
+    expected = " ".join(significance._STAMP.sub(" ", plain.body.text(separator=" ")).split())
+    assert significance.visible_text(LexborHTMLParser(html)) == expected
+
+
 def test_the_odd_case_folds_are_all_known() -> None:
     """Every character the case-blind stamp pattern takes for one of its ASCII letters and
     ``str.lower`` does not map to it is in ``_FOLD_ODD`` (else the fast path could miss)."""
@@ -186,7 +250,7 @@ def test_stripping_the_found_code_elements_equals_strip_tags(pieces: list[str]) 
 def _fingerprint_part_by_part(
     text: str,
     title: str | None,
-    links: list[tuple[str, str, bool]],
+    links: list[tuple[str, bool, str]],
     jsonld: list[str],
 ) -> str:
     """The fingerprint as first written: one digest update per length and per part."""
@@ -203,7 +267,7 @@ def _fingerprint_part_by_part(
     part("")
     part("noindex=0 nofollow=1")
     part(text)
-    for url, kind, nofollow in links:
+    for url, nofollow, kind in links:
         part(f"{kind} {nofollow:d} {significance.without_session(url)}")
     for block in significance.structured_data(jsonld):
         part(block)
@@ -220,15 +284,15 @@ _URL_PIECES = ["http://a.test/p", "?", "&", "sid=1", "x=2", ";jsessionid=9", "#f
     st.lists(
         st.tuples(
             st.lists(st.sampled_from(_URL_PIECES), max_size=5).map("".join),
-            st.sampled_from(["a", "area", "frame", "meta-refresh"]),
             st.booleans(),
+            st.sampled_from(["a", "area", "frame", "meta-refresh"]),
         ),
         max_size=8,
     ),
     st.lists(st.sampled_from(['{"b": 1, "a": [2]}', "not json", "[]"]), max_size=3),
 )
 def test_fingerprint_equals_the_part_by_part_digest(
-    text: str, title: str | None, links: list[tuple[str, str, bool]], jsonld: list[str]
+    text: str, title: str | None, links: list[tuple[str, bool, str]], jsonld: list[str]
 ) -> None:
     """Stored fingerprints stay valid: the one-string digest is the digest of the parts."""
     got = significance.content_fingerprint(

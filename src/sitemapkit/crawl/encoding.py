@@ -28,7 +28,14 @@ import re
 from functools import lru_cache
 from typing import Final
 
-__all__ = ["LABELS", "content_type_charset", "decode_body", "label_codec", "prescan_meta"]
+__all__ = [
+    "LABELS",
+    "content_type_charset",
+    "decode_body",
+    "label_codec",
+    "prescan_meta",
+    "sniff_codec",
+]
 
 #: How many bytes the prescan reads (the HTML standard's figure).
 PRESCAN_BYTES: Final = 1024
@@ -309,19 +316,31 @@ def _xml_declared(body: bytes) -> str | None:
 # --- the whole sniff ------------------------------------------------------------------
 
 
-def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]:
-    """``(text, codec)``: BOM, then HTTP charset, then ``<meta>`` prescan, else UTF-8.
+def sniff_codec(body: bytes, content_type: str | None = None) -> tuple[str, int]:
+    """``(codec, length of its BOM)``: what :func:`decode_body` decodes ``body`` with.
 
-    Never raises: undecodable bytes become U+FFFD.  The BOM is removed from the text.
+    Apart so that a caller that needs no text (the extractor parses an ASCII page's own
+    bytes) pays no decoding.
     """
     for bom, codec in _BOMS:
         if body.startswith(bom):
-            return body[len(bom) :].decode(codec, "replace"), codec
+            return codec, len(bom)
     codec = (
         content_type_charset(content_type)
         or (_xml_declared(body) if _is_xml(content_type) else prescan_meta(body))
         or "utf-8"
     )
+    return codec, 0
+
+
+def decode_body(body: bytes, content_type: str | None = None) -> tuple[str, str]:
+    """``(text, codec)``: BOM, then HTTP charset, then ``<meta>`` prescan, else UTF-8.
+
+    Never raises: undecodable bytes become U+FFFD.  The BOM is removed from the text.
+    """
+    codec, bom = sniff_codec(body, content_type)
+    if bom:
+        return body[bom:].decode(codec, "replace"), codec
     text = body.decode(codec, _GB18030_ERRORS if codec == "gb18030" else "replace")
     if codec == "cp932" and _CP932_PRIVATE.search(text):
         text = text.translate(_CP932_UNMAPPED)

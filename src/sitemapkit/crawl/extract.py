@@ -40,8 +40,8 @@ from typing import Any, Final, NamedTuple
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sitemapkit import dates
-from sitemapkit.crawl.encoding import decode_body
-from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_text
+from sitemapkit.crawl.encoding import decode_body, sniff_codec
+from sitemapkit.crawl.significance import NON_CONTENT_TAGS, content_fingerprint, visible_utf8
 from sitemapkit.crawl.urlnorm import (
     QueryPolicy,
     link_resolver,
@@ -417,23 +417,29 @@ def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
     yield text[start:]
 
 
-def _parse_input(body: bytes, text: str, encoding: str) -> Iterator[str | bytes]:
-    """What the parser reads: the body's own bytes when they are the UTF-8 of ``text``.
+def _parse_input(body: bytes, content_type: str | None) -> tuple[Iterable[str | bytes], str]:
+    """What the parser reads (the body's own bytes when they are the UTF-8 of its text),
+    and the page's encoding (:func:`decode_body`'s).
 
     The parser works on UTF-8 and encodes a ``str`` back to it (about 4% of a crawl's
-    instructions); a UTF-8 body that decoded without a replacement character, and has no
-    BOM, is exactly that encoding already.  Anything else, and huge pages (segments are
-    cut in the text), go through the text as before.
+    instructions); a UTF-8 body that decodes without a replacement character, and has no
+    BOM, is exactly that encoding already, and an ASCII one is not even decoded (22 us a
+    JDK page).  Anything else, and huge pages (segments are cut in the text), go through
+    the text as before.
     """
+    if len(body) <= PARSE_SEGMENT_CHARS and body.isascii():
+        encoding = sniff_codec(body, content_type)[0]
+        if encoding == "utf-8":
+            return (body,), encoding
+    text, encoding = decode_body(body, content_type)
     if (
         encoding == "utf-8"
         and len(text) <= PARSE_SEGMENT_CHARS
         and "\ufffd" not in text
         and not body.startswith(codecs.BOM_UTF8)
     ):
-        yield body
-    else:
-        yield from html_segments(text)
+        return (body,), encoding
+    return html_segments(text), encoding
 
 
 def _safe_cut(text: str, start: int, at: int) -> int | None:
@@ -615,6 +621,38 @@ def _in_encoding(
     return resolve_in
 
 
+def _add_links(
+    links: dict[str, Link],
+    raw_links: list[tuple[str, bool, str]],
+    resolve_href: Callable[[str], str | None],
+) -> int:
+    """Resolve ``raw_links`` into ``links`` (nofollow only if every copy is); returns how
+    many link elements were left unexamined.
+
+    Each ``(href, nofollow, kind)`` is resolved once: a page repeats its links.  A page
+    with more link elements than :data:`MAX_LINKS_PER_PAGE` stops when that many URLs are
+    known, and what is left is not even resolved (a hostile page stays cheap).
+    """
+    capped = len(raw_links) > MAX_LINKS_PER_PAGE
+    seen: set[tuple[str, bool, str]] = set()
+    for index, raw_link in enumerate(raw_links if capped else dict.fromkeys(raw_links)):
+        if capped:
+            if len(links) >= MAX_LINKS_PER_PAGE:
+                return len(raw_links) - index
+            if raw_link in seen:
+                continue
+            seen.add(raw_link)
+        absolute = resolve_href(raw_link[0])
+        if absolute is None:
+            continue
+        known = links.get(absolute)
+        if known is None:
+            links[absolute] = _MAKE_LINK((absolute, raw_link[1], raw_link[2]))
+        elif known[1] and not raw_link[1]:
+            links[absolute] = _MAKE_LINK((absolute, False, known[2]))
+    return 0
+
+
 def extract_page(
     body: bytes,
     *,
@@ -633,14 +671,14 @@ def extract_page(
     page_norm = normalize(url, policy=qp)
     page_url = page_norm or url
     content_type = next(iter(_header_values(headers, "content-type")), None)
-    text, encoding = decode_body(body, content_type)
+    segments, encoding = _parse_input(body, content_type)
     found = _Found()
-    texts: list[str] = []
-    for segment in _parse_input(body, text, encoding):
+    texts: list[bytes] = []
+    for segment in segments:
         parser = LexborHTMLParser(segment)
         _collect(parser, found)
         # Last: it strips the code elements from the tree.
-        texts.append(visible_text(parser, found.code))
+        texts.append(visible_utf8(parser, found.code))
         found.code.clear()
         del parser  # one segment's tree at a time
     title, h1, base_href = found.title, found.h1, found.base_href
@@ -661,7 +699,6 @@ def extract_page(
 
     # Links: resolved, normalised, deduplicated (nofollow only if every copy is).
     links: dict[str, Link] = {}
-    dropped = 0
     refresh_url = resolve_href(meta_refresh_raw) if meta_refresh_raw else None
     if refresh_url is None:
         for value in _header_values(headers, "refresh"):
@@ -673,24 +710,7 @@ def extract_page(
         refresh_url = None  # a page that reloads itself is not a redirect
     if refresh_url is not None:
         links[refresh_url] = Link(refresh_url, False, "meta-refresh")
-    raw_seen: set[tuple[str, bool, str]] = set()
-    for index, raw_link in enumerate(raw_links):
-        if len(links) >= MAX_LINKS_PER_PAGE:
-            # Full: what is left is not even resolved (a hostile page stays cheap).
-            dropped = len(raw_links) - index
-            break
-        if raw_link in raw_seen:
-            continue  # the same href, rel and kind again adds nothing
-        raw_seen.add(raw_link)
-        href, nofollow, kind = raw_link
-        absolute = resolve_href(href)
-        if absolute is None:
-            continue
-        known = links.get(absolute)
-        if known is None:
-            links[absolute] = Link(absolute, nofollow, kind)
-        elif known.nofollow and not nofollow:
-            links[absolute] = Link(absolute, False, known.kind)
+    dropped = _add_links(links, raw_links, resolve_href)
 
     # Canonical: the header's wins; several different <link rel=canonical> cancel out.
     canonical: str | None = None
@@ -762,12 +782,12 @@ def extract_page(
     noindex = m_noindex or h_noindex
     nofollow = m_nofollow or h_nofollow
     fingerprint = content_fingerprint(
-        text=" ".join(t for t in texts if t),
+        text=b" ".join(t for t in texts if t),
         title=title,
         canonical=canonical,
         noindex=noindex,
         nofollow=nofollow,
-        links=[(link.url, link.kind, link.nofollow) for link in links.values()],
+        links=links.values(),
         jsonld=jsonld,
     )
     return PageFacts(

@@ -63,7 +63,11 @@ class Headers(Mapping[str, str]):
     def getall(self, key: str, default: list[str] | None = None) -> list[str]:
         """Every value of ``key``, in order (``default`` when there is none, as multidict)."""
         low = key.lower()
-        found = [value for name, value in self._items if name.lower() == low]
+        if not self.repeated:  # each name once: its first value is its only one
+            value = self.first.get(low)
+            found = [] if value is None else [value]
+        else:
+            found = [value for name, value in self._items if name.lower() == low]
         if not found and default is not None:
             return default
         return found

@@ -32,6 +32,7 @@ import json
 import re
 import struct
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -56,6 +57,17 @@ _STAMP_WORDS = (b"generated", b"rendered", b"built", b"cached", b"served", b"com
 #: Characters ``re.IGNORECASE`` matches to an ASCII letter of those words that ``str.lower``
 #: does not turn into that letter (checked over every code point by a test).
 _FOLD_ODD = ("\u0130", "\u0131", "\u017f")
+_FOLD_ODD_UTF8 = tuple(odd.encode() for odd in _FOLD_ODD)
+#: How the fingerprint (and so the visible text) is encoded.
+_UTF8 = ("utf-8", "surrogatepass")
+#: Bytes of ASCII word characters (lower case): a stamp word right after one has no ``\b``.
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+#: What may follow a stamp word in a stamp, in lower-cased UTF-8: ``_STAMP``'s tail with
+#: every non-ASCII byte taken for a possible Unicode space or digit (so it matches more).
+_ANY_SPACE = rb"[\s\x1c-\x1f\x80-\xff]*"
+_STAMP_TAIL = re.compile(
+    _ANY_SPACE + rb"(?:(?:at|on|in)" + _ANY_SPACE + rb")?:?" + _ANY_SPACE + rb"[0-9\x80-\xff]"
+)
 _SPACE = re.compile(r"\s+")
 _MATRIX_SESSION = re.compile(r";(?:jsessionid|sid|phpsessid)=[^?#/]*", re.IGNORECASE)
 #: JSON-LD keys that state a date about the page rather than its content.
@@ -65,11 +77,22 @@ _LENGTH = struct.Struct(">Q").pack
 
 
 def visible_text(parser: LexborHTMLParser, code: Sequence[LexborNode] | None = None) -> str:
-    """The body's visible text, whitespace collapsed (``parser`` loses its code elements).
+    """The body's visible text, whitespace collapsed (``parser`` loses its code elements)."""
+    return visible_utf8(parser, code).decode("utf-8", "surrogatepass")
+
+
+def visible_utf8(parser: LexborHTMLParser, code: Sequence[LexborNode] | None = None) -> bytes:
+    """:func:`visible_text` in UTF-8, as the fingerprint hashes it.
 
     ``code``: every element of :data:`NON_CONTENT_TAGS` in the tree, when the caller's own
     walk found them (the extractor's selector pass does): they are taken out one by one
     instead of one more walk of the tree per tag.
+
+    Why it reads the way it does: the text is first read without the text nodes that are
+    only ASCII white space (a javadoc page's indentation: 7% of its text), which changes
+    nothing once it is collapsed.  Stamps are looked for in the collapsed text's UTF-8
+    (which the fingerprint needs anyway); only a text that may hold one is read again
+    whole and its stamps dropped first, because a stamp's ``[T ]`` takes exactly one space.
     """
     if code is None:
         parser.strip_tags(list(NON_CONTENT_TAGS))
@@ -78,10 +101,36 @@ def visible_text(parser: LexborHTMLParser, code: Sequence[LexborNode] | None = N
             node.decompose(recursive=False)  # what strip_tags does to each
     root = parser.body if parser.body is not None else parser.root
     if root is None:
-        return ""
-    text = root.text(separator=" ")
+        return b""
     # str.split() splits on what ``\s`` matches: the same as ``_SPACE.sub(" ", t).strip()``.
-    return " ".join(drop_stamps(text).split())
+    data = " ".join(root.text(separator=" ", skip_empty=True).split()).encode(*_UTF8)
+    if may_hold_stamp(data):
+        data = " ".join(drop_stamps(root.text(separator=" ")).split()).encode(*_UTF8)
+    return data
+
+
+def may_hold_stamp(data: bytes) -> bool:
+    """False when a text certainly holds no generation stamp (:data:`_STAMP`).
+
+    ``data`` is the text in UTF-8, whitespace collapsed or not (a stamp keeps matching when
+    its spaces are collapsed).  Most pages hold a stamp word ("All rights reserved",
+    "built-in", "generated columns") and no stamp, so a word only counts with no ASCII
+    letter, digit or ``_`` right before it (``\\b``) and, after it, what a stamp goes on
+    with (spaces, "at", ":", a digit), any non-ASCII character taken for a possible Unicode
+    space or digit.  Read lower-cased: only ASCII letters change and no byte of a
+    non-ASCII character is ASCII; the characters that case-fold oddly answer True.
+    """
+    if (b"\xc4" in data or b"\xc5" in data) and any(odd in data for odd in _FOLD_ODD_UTF8):
+        return True
+    folded = data.lower()
+    for word in _STAMP_WORDS:
+        at = folded.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (at == 0 or folded[at - 1] not in _WORD_BYTES) and _STAMP_TAIL.match(folded, end):
+                return True
+            at = folded.find(word, end)
+    return False
 
 
 def drop_stamps(text: str) -> str:
@@ -158,17 +207,18 @@ def structured_data(blocks: Iterable[str]) -> list[str]:
 
 def content_fingerprint(
     *,
-    text: str,
+    text: str | bytes,
     title: str | None,
     canonical: str | None,
     noindex: bool,
     nofollow: bool,
-    links: Sequence[tuple[str, str, bool]],
+    links: Iterable[tuple[str, bool, str]],
     jsonld: Iterable[str],
 ) -> str:
     """The hex fingerprint of a page's significant parts (see the module docstring).
 
-    ``links`` are ``(url, kind, nofollow)`` in page order.
+    ``links`` are ``(url, nofollow, kind)`` in page order (the page's
+    :class:`~sitemapkit.crawl.extract.Link` values); ``text`` may come as its UTF-8.
     """
     # Each part is its UTF-8 length (8 bytes, big-endian) and its bytes, hashed as one
     # string: the same digest as one update per piece, with a Python call less per link.
@@ -181,16 +231,21 @@ def content_fingerprint(
     part(title or "")
     part(canonical or "")
     part(f"noindex={noindex:d} nofollow={nofollow:d}")
-    part(text)
-    prefixes: dict[tuple[str, bool], str] = {}
-    for url, kind, link_nofollow in links:
+    if isinstance(text, str):
+        part(text)
+    else:
+        chunks.extend((_LENGTH(len(text)), text))
+    prefixes: dict[str, tuple[str, str]] = {}
+    pieces: list[bytes] = []
+    for url, link_nofollow, kind in links:
         if ";" in url or "?" in url:  # else there is no session id to take out
             url = without_session(url)
-        prefix = prefixes.get((kind, link_nofollow))
+        prefix = prefixes.get(kind)
         if prefix is None:
-            prefix = prefixes[kind, link_nofollow] = f"{kind} {link_nofollow:d} "
-        data = (prefix + url).encode("utf-8", "surrogatepass")
-        chunks.extend((_LENGTH(len(data)), data))
+            prefix = prefixes[kind] = (f"{kind} 0 ", f"{kind} 1 ")
+        pieces.append((prefix[link_nofollow] + url).encode("utf-8", "surrogatepass"))
+    # Each piece after its length, interleaved in C.
+    chunks.extend(chain.from_iterable(zip(map(_LENGTH, map(len, pieces)), pieces, strict=True)))
     for block in structured_data(jsonld):
         part(block)
     return hashlib.blake2b(b"".join(chunks), digest_size=16).hexdigest()

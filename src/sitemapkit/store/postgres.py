@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import Alternate, PageRecord
 from sitemapkit.store import crawl_reads, run_end
 from sitemapkit.store import sqlite_changes as changes
@@ -49,6 +51,7 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
+from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
     PgSpec,
@@ -79,6 +82,8 @@ if TYPE_CHECKING:
     import psycopg
 
 _CACHE_MAX = 50_000
+#: URLs a one-writer store holds in :attr:`PostgresStore._seen` (about 16 bytes each).
+_SEEN_MAX = 2_000_000
 #: New URL ids taken from the sequence at a time by a store with one writer.
 _ID_BLOCK = 1000
 
@@ -174,6 +179,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
+        #: The pipeline the writes are sent into (its context and itself), open until the
+        #: raw connection is needed (:meth:`_now`).
+        self._pipe: tuple[AbstractContextManager[Any], psycopg.Pipeline] | None = None
         #: Shared: this transaction holds the fleet's turn (see :meth:`lookup`).
         self._turn = False
         #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
@@ -184,6 +192,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._absent: set[str] = set()
         #: Ids taken from the sequence, not yet given (one writer adds without waiting).
         self._ids: list[int] = []
+        #: One writer: every URL the table holds (a superset), so a URL not in it is
+        #: known absent without asking (see :meth:`_select`); ``None``: ask.
+        self._seen: SeenUrls | None = None
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
         try:
@@ -191,6 +202,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._take_lock()
                 self._prepare(mode)
                 self._conn.autocommit = False
+                if not shared:
+                    self._seen = self._load_seen()
             else:
                 self._check_readable()
         except BaseException:
@@ -254,6 +267,32 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._conn.execute("SET default_transaction_read_only = on")
 
     @_reads
+    def _load_seen(self) -> SeenUrls | None:
+        """Every URL of the crawl, as :attr:`_seen` holds them (``None``: too many to hold).
+
+        Why: a page's links that are neither in the cache nor in the table were one
+        round trip each page (half the JDK docs' pages), the event loop waiting for
+        the server to say "not there".  The lock says no other process adds URLs, so
+        a URL this set lacks is absent.  A fresh crawl reads nothing here; a re-crawl
+        reads its URLs once.
+        """
+        seen = SeenUrls()
+        for (url,) in server_rows(self._conn, "SELECT url FROM urls LIMIT %s", (_SEEN_MAX + 1,)):
+            seen.add(url)
+        self._conn.commit()
+        return seen if seen.count <= _SEEN_MAX else None
+
+    def _saw(self, urls: Iterable[str]) -> None:
+        """Remember URLs about to be inserted (a rollback leaves them: a superset is safe)."""
+        seen = self._seen
+        if seen is None:
+            return
+        for url in urls:
+            seen.add(url)
+        if seen.count > _SEEN_MAX:
+            self._seen = None  # past what is worth holding: ask the server again
+
+    @_reads
     def _run_count(self) -> int:
         row = self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()
         return 0 if row is None else int(row[0])
@@ -266,6 +305,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """After a lost connection: reconnect, relock, replay the batch; False otherwise."""
         if self._closed or not is_connection_lost(exc):
             return False
+        self._abandon_pipe()
         with contextlib.suppress(Exception):
             self._conn.close()
         del self._batch[checkpoint:]  # the failed call runs again from its start
@@ -282,8 +322,53 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return True
 
     def _write(self, step: Step) -> None:
-        """Keep ``step`` for the next round trip (and for a replay): writes cost no wait."""
+        """Send ``step`` now without waiting for its answer (and keep it for a replay).
+
+        Why at once: the writes go into a pipeline that stays open (a lookup, a claim
+        or a commit waits for the answers so far, in one round trip, and leaves it
+        open), so the server runs a page's writes while the crawl fetches and parses
+        the next pages.  Kept until the next round trip instead, they were run while
+        the event loop waited: on the JDK docs most of the time a crawl on PostgreSQL
+        spent waiting for its server.  Only a read on the raw connection (:meth:`_now`)
+        leaves the pipeline.
+        """
         self._batch.append(step)
+        import psycopg
+
+        try:
+            self._send()
+        except psycopg.Error:
+            self._abandon_pipe()
+            raise
+
+    def _send(self) -> None:
+        """Send the kept writes not yet sent into the open pipeline (opened if need be)."""
+        if self._sent == len(self._batch):
+            return
+        if self._pipe is None:
+            entered = self._conn.pipeline()
+            self._pipe = (entered, entered.__enter__())
+        for step in self._batch[self._sent :]:
+            self._sent += 1  # counted first: a step that fails is not sent again
+            step(self._conn)
+
+    def _answer(self) -> None:
+        """Wait for the answers to everything sent; the pipeline stays open (one round trip)."""
+        if self._pipe is not None:
+            self._pipe[1].sync()
+
+    def _leave(self) -> None:
+        """Leave the open pipeline, every answer received (a refusal raises here)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            pipe[0].__exit__(None, None, None)
+
+    def _abandon_pipe(self) -> None:
+        """Leave the open pipeline after a failure (its answers no longer matter)."""
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            with contextlib.suppress(Exception):
+                pipe[0].__exit__(None, None, None)
 
     def _write_now(self, step: Step) -> Any:
         """Run ``step`` now (its result is needed) and keep it for a replay."""
@@ -297,42 +382,49 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sent = len(self._batch)
 
     def _now(self) -> psycopg.Connection:
-        """The connection, with every kept write sent first (one pipelined round trip).
+        """The connection, every kept write sent and answered (one round trip at most).
 
         A kept write the server refuses is a :class:`StoreWriteError` (a lost
         connection stays a ``psycopg`` error, for the guard to recover).
         """
-        if self._sent < len(self._batch):
+        if self._pipe is not None or self._sent < len(self._batch):
             import psycopg
 
-            pending = self._batch[self._sent :]
             try:
-                with self._conn.pipeline():
-                    for step in pending:
-                        step(self._conn)
+                self._send()
+                self._leave()
             except psycopg.Error as exc:
+                self._abandon_pipe()
                 if is_connection_lost(exc):
                     raise
                 raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
-            self._sent = len(self._batch)
         return self._conn
 
-    def _ask(self, sql: str, args: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        """The rows of ``sql``, sent with the kept writes in one round trip.
+    def _ask(
+        self, sql: str, args: Sequence[object] = (), *, prepare: bool | None = False
+    ) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, sent after the kept writes; one round trip.
 
-        The writes and the query are queued in one pipeline whose only sync is its
-        end, so a crawl's page costs one wait on the server, not one per statement.
+        The query joins the open pipeline (the writes already sent) and the pipeline's
+        end is the only wait, so a crawl's page costs one wait on the server at most.
+
+        Planned for its arguments every time (``prepare=False``, unless told): these
+        are the frontier's reads (lookups, adds), first asked of a nearly empty table
+        that has no statistics yet.  A prepared statement's cached generic plan made
+        then is a sequential scan, kept as the table grows: on the JDK docs every
+        lookup read the whole ``urls`` table (0.96 ms each, 4.8 s of a crawl's 8.8 s
+        of server time).  Planning costs tens of microseconds.
         """
         import psycopg
 
-        pending = self._batch[self._sent :]
+        wrote = self._pipe is not None or self._sent < len(self._batch)
         try:
-            with self._conn.pipeline():
-                for step in pending:
-                    step(self._conn)
-                cur = self._conn.execute(sql, args)
+            self._send()
+            cur = self._conn.execute(sql, args, prepare=prepare)
+            self._answer()
         except psycopg.Error as exc:
-            if is_connection_lost(exc) or not pending:
+            self._abandon_pipe()
+            if is_connection_lost(exc) or not wrote:
                 raise
             raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
         self._sent = len(self._batch)
@@ -341,9 +433,14 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- transactions -------------------------------------------------------------
     @_writes
     def _flush(self) -> None:
-        self._now()
+        """Send the kept writes; in the open pipeline, answered with the ``COMMIT``."""
+        if self._pipe is None:
+            self._now()
+        else:
+            self._send()
 
     def commit(self) -> None:
+        """Commit: one round trip (the ``COMMIT`` queued behind the writes sent)."""
         if not self._writer:
             return
         import psycopg
@@ -351,7 +448,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._flush()
         try:
             try:
-                self._conn.commit()
+                self._conn.commit()  # in the pipeline: it stays open for the next writes
             except psycopg.Error as exc:
                 # A connection lost before COMMIT was answered (a pipeline learns it only
                 # here): the server rolled the transaction back; replay it and commit.
@@ -370,6 +467,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._held.clear()
 
     def rollback(self) -> None:
+        self._abandon_pipe()
         self._batch.clear()
         self._sent = 0
         self._turn = False
@@ -393,6 +491,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self.commit()
         finally:
             self._closed = True
+            self._abandon_pipe()
             self._conn.close()  # the advisory lock goes with the session
 
     # -- meta ---------------------------------------------------------------------
@@ -486,6 +585,16 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+        seen = self._seen
+        if seen is not None:  # one writer: a URL never inserted is absent, no need to ask
+            absent = [k for k in keys if k not in seen]
+            if absent:
+                if len(self._absent) + len(absent) > _CACHE_MAX:
+                    self._absent.clear()
+                self._absent.update(absent)
+                keys = [k for k in keys if k in seen]
+                if not keys:
+                    return
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
         self._found(
@@ -512,9 +621,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not known:
             return rows
         fresh = [n for n in known if n.url in self._absent]
+        self._saw(n.url for n in fresh)
         ids = iter(self._take_ids(len(fresh)))
         given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
-        replay = (given, *_url_columns(known))
+        replay = (int_array(given), *_url_columns(known))
         self._write(lambda c: c.execute(_REPLAY_URLS, replay))
         for new, url_id in zip(known, given, strict=True):
             self._absent.discard(new.url)
@@ -571,12 +681,14 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         columns = _url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
-        answer = self._ask(_ADD_URLS, (self._new_ids(len(rows)), *columns, columns[0]))
+        self._saw(n.url for n in rows)
+        ids_given = nullable_int_array(self._new_ids(len(rows)))
+        answer = self._ask(_ADD_URLS, (ids_given, *columns, columns[0]))
         written = [r for r in answer if r[3]]
         if written:
             ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
             again = [n for n in rows if n.url in ids]
-            replay = ([ids[n.url] for n in again], *_url_columns(again))
+            replay = (int_array(ids[n.url] for n in again), *_url_columns(again))
             self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
         self._found(answer, found)
         late = [n.url for n in rows if n.url not in found]
@@ -611,7 +723,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     @_writes
     def claim(self, limit: int) -> list[Claimed]:
-        rows = self._ask(CLAIM_SQL, (limit,))
+        rows = self._ask(CLAIM_SQL, (limit,), prepare=None)
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]
@@ -624,6 +736,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self, url: str, depth: int, found_from: int | None, loc: str | None = None
     ) -> Claimed | None:
         self._absent.discard(url)
+        self._saw((url,))
         worker = self.fleet_worker
         upsert = (
             "ON CONFLICT(url) DO UPDATE SET state = 1, depth = excluded.depth, "
@@ -757,9 +870,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             return
         args = (
             from_id,
-            [link.to_id for link in links],
-            [1 if link.nofollow else 0 for link in links],
-            [link.kind for link in links],
+            int_array([link.to_id for link in links]),
+            int_array([1 if link.nofollow else 0 for link in links]),
+            text_array([link.kind for link in links]),
         )
         self._write(
             lambda c: c.execute(
@@ -938,17 +1051,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         yield from server_rows(self._now(), sql, args)
 
 
-def _url_columns(rows: Sequence[NewUrl]) -> tuple[list[Any], ...]:
-    """``rows`` as the column arrays :data:`_INSERT_URLS` unnests."""
+def _url_columns(rows: Sequence[NewUrl]) -> tuple[str, ...]:
+    """``rows`` as the column arrays :data:`_REPLAY_URLS` unnests (array literals)."""
     return (
-        [n.url for n in rows],
-        [n.depth for n in rows],
-        [n.found_from for n in rows],
-        [int(n.state) for n in rows],
-        [n.reason for n in rows],
-        [n.detail for n in rows],
-        [n.loc for n in rows],
-        [origin_of(n.url) for n in rows],
+        text_array([n.url for n in rows]),
+        int_array([n.depth for n in rows]),
+        nullable_int_array([n.found_from for n in rows]),
+        int_array([int(n.state) for n in rows]),
+        text_array([n.reason for n in rows]),
+        text_array([n.detail for n in rows]),
+        text_array([n.loc for n in rows]),
+        text_array([origin_of(n.url) for n in rows]),
     )
 
 

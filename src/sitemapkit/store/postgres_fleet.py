@@ -98,6 +98,11 @@ class PgFleetTables:
     def commit(self) -> None:  # provided by the store
         raise NotImplementedError
 
+    def _ask(
+        self, sql: str, args: Sequence[object] = (), *, prepare: bool | None = False
+    ) -> list[tuple[Any, ...]]:  # provided by the store
+        raise NotImplementedError
+
     def _write(self, step: Callable[[psycopg.Connection], object]) -> None:  # by the store
         raise NotImplementedError
 
@@ -190,15 +195,11 @@ class PgFleetTables:
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
         if not keys:
             return []
-        rows = (
-            self._now()
-            .execute(
-                "SELECT v.i, COALESCE(t.n, 0) FROM unnest(%s::text[], %s::text[]) "
-                "WITH ORDINALITY AS v(tbl, key, i) LEFT JOIN trap_counts t "
-                "ON t.tbl = v.tbl AND t.key = v.key ORDER BY v.i",
-                ([t for t, _ in keys], [k for _, k in keys]),
-            )
-            .fetchall()
+        rows = self._ask(  # behind the writes sent: one round trip
+            "SELECT v.i, COALESCE(t.n, 0) FROM unnest(%s::text[], %s::text[]) "
+            "WITH ORDINALITY AS v(tbl, key, i) LEFT JOIN trap_counts t "
+            "ON t.tbl = v.tbl AND t.key = v.key ORDER BY v.i",
+            ([t for t, _ in keys], [k for _, k in keys]),
         )
         return [int(n) for _, n in rows]
 
