@@ -86,3 +86,41 @@ def test_other_scripts_digits_are_no_date(text: str) -> None:
     assert classify(text) == "lastmod-invalid"
     assert parse(text) is None
     assert not is_w3c(text)
+
+
+_IMPRECISE_WHY = (
+    "RULES.md: a year, a month or a time without seconds is lastmod-imprecise (the sitemap "
+    "XSD's xsd:date / xsd:dateTime); crawler-commons reads them as the start of the period"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "moment"),
+    [
+        pytest.param(
+            "2014",
+            datetime(2014, 1, 1, tzinfo=UTC),
+            marks=pytest.mark.xfail(strict=True, reason=_IMPRECISE_WHY),
+        ),
+        pytest.param(
+            "2014-06",
+            datetime(2014, 6, 1, tzinfo=UTC),
+            marks=pytest.mark.xfail(strict=True, reason=_IMPRECISE_WHY),
+        ),
+        ("2014-06-03", datetime(2014, 6, 3, tzinfo=UTC)),
+        pytest.param(
+            "2014-06-03T10:30+00:00",
+            datetime(2014, 6, 3, 10, 30, tzinfo=UTC),
+            marks=pytest.mark.xfail(strict=True, reason=_IMPRECISE_WHY),
+        ),
+        ("2014-06-03T10:30:45+00:00", datetime(2014, 6, 3, 10, 30, 45, tzinfo=UTC)),
+        ("2014-06-03T10:30:45-05:00", datetime(2014, 6, 3, 15, 30, 45, tzinfo=UTC)),
+        ("2014-06-03T10:30:45.82+00:00", datetime(2014, 6, 3, 10, 30, 45, 820000, tzinfo=UTC)),
+        ("1994-11-05T08:15:30-05:00", datetime(1994, 11, 5, 13, 15, 30, tzinfo=UTC)),
+        ("1994-11-05T13:15:30Z", datetime(1994, 11, 5, 13, 15, 30, tzinfo=UTC)),
+        ("blah", None),
+    ],
+)
+def test_crawler_commons_date_parsing(text: str, moment: datetime | None) -> None:
+    """crawler-commons' ``AbstractSiteMapTest.testDateParsing`` / ``testFullDateFormat``."""
+    assert parse(text) == moment
