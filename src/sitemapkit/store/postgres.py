@@ -498,6 +498,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         finally:
             self._closed = True
             self._abandon_pipe()
+            if self._writer:
+                # Released here, answered: the session's end releases it too, but only
+                # once the server's backend has exited, after this returns, so a store
+                # opened at once could find the crawl still "in use".
+                with contextlib.suppress(Exception):
+                    self._conn.rollback()
+                    self._conn.execute("SELECT pg_advisory_unlock_all()")
             self._conn.close()  # the advisory lock goes with the session
 
     # -- meta ---------------------------------------------------------------------
