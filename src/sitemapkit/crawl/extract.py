@@ -420,9 +420,9 @@ def html_segments(text: str, size: int = PARSE_SEGMENT_CHARS) -> Iterator[str]:
     ``size`` are one piece: the same parse as ever.
     """
     start = 0
-    low = _lowered(text) if len(text) > size else None
+    plain = len(text) > size and _folds_plainly(text)
     while len(text) - start > size:
-        cut = _safe_cut(text, start, start + size, low)
+        cut = _safe_cut(text, start, start + size, plain)
         if cut is None:
             break
         yield text[start:cut]
@@ -455,20 +455,18 @@ def _parse_input(body: bytes, content_type: str | None) -> tuple[Iterable[str | 
     return html_segments(text), encoding
 
 
-def _safe_cut(text: str, start: int, at: int, low: str | None = None) -> int | None:
+def _safe_cut(text: str, start: int, at: int, plain: bool | None = None) -> int | None:
     """The end of the first closing block tag after ``at`` outside raw text, or None.
 
     Whether a script, style, comment, template or textarea is open is followed from
     ``start`` once, through every candidate in turn (not scanned again per candidate:
-    that made a 6 MB page cost 64 scans of its first megabyte).  ``low`` is ``text``
-    lower-cased (:func:`_lowered`), where the markers are found with ``str.find``: the
-    case-blind pattern tried at every ``<`` cost 0.36 s over the JDK docs' 16 huge pages
-    (35 MB), the finds 0.23 s for the whole cut; a text with an odd case fold takes the
-    pattern.
+    that made a 6 MB page cost 64 scans of its first megabyte).  The markers are found
+    with ``str.find`` in the lower-cased text between candidates: the case-blind pattern
+    tried at every ``<`` cost 0.36 s over the JDK docs' 16 huge pages (35 MB), the finds
+    0.23 s for the whole cut.  ``plain``: ``text`` holds no character that case-folds
+    oddly (:func:`_folds_plainly`, asked when not given); one that does takes the pattern.
     """
-    if low is None:
-        low = _lowered(text)
-    if low is None:
+    if not (_folds_plainly(text) if plain is None else plain):
         return _safe_cut_by_pattern(text, start, at)
     open_kind: str | None = None
     done = start
@@ -477,38 +475,37 @@ def _safe_cut(text: str, start: int, at: int, low: str | None = None) -> int | N
             return None
         end = m.end()
         # No marker can run across ``end``: the characters before it close a block tag.
-        open_kind = _follow_markers(low, done, end, open_kind)
+        open_kind = _follow_markers(text[done:end].lower(), open_kind)
         done = end
         if open_kind is None:
             return end
     return None
 
 
-def _lowered(text: str) -> str | None:
-    """``text.lower()``, or None where a character case-folds oddly (see _RAW_TEXT_MARKS)."""
-    if any(odd in text for odd in _CASE_ODD):
-        return None
-    return text.lower()
+def _folds_plainly(text: str) -> bool:
+    """``str.lower`` keeps ``text``'s length and makes the letters the case-blind pattern
+    takes for the markers' (no character of ``_CASE_ODD`` in it)."""
+    return not any(odd in text for odd in _CASE_ODD)
 
 
-def _follow_markers(low: str, lo: int, hi: int, open_kind: str | None) -> str | None:
-    """The raw-text element open at ``hi``, following the markers of ``low[lo:hi]`` as
-    ``_RAW_TEXT.finditer(text, lo, hi)`` finds them (leftmost, none overlapping)."""
+def _follow_markers(low: str, open_kind: str | None) -> str | None:
+    """The raw-text element open at the end of ``low`` (a lower-cased stretch of the page),
+    following its markers as ``_RAW_TEXT.finditer`` finds them (leftmost, none overlapping)."""
     found: list[tuple[int, int]] = []
     for index, (mark, _opener, _closer) in enumerate(_RAW_TEXT_MARKS):
-        at = low.find(mark, lo, hi)
+        at = low.find(mark)
         while at >= 0:
             found.append((at, index))
-            at = low.find(mark, at + 1, hi)
+            at = low.find(mark, at + 1)
     found.sort()
-    done = lo
+    done = 0
     for at, index in found:
         if at < done:
             continue
         mark, opener, closer = _RAW_TEXT_MARKS[index]
         end = at + len(mark)
         if closer is not None:
-            tail = _CLOSER_END.match(low, end, hi)
+            tail = _CLOSER_END.match(low, end)
             if tail is None:
                 continue
             end = tail.end()
