@@ -46,7 +46,10 @@ def say(text: str) -> None:
     REPORT.append(text)
 
 
-def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measurement, set[str]]:
+def crawl_once(
+    label: str, url: str, out: Path, db: str | Path, src: Path | None = None
+) -> tuple[c.Measurement, set[str]]:
+    """One crawl by this checkout, or (``src``) by another tree run through PYTHONPATH."""
     shutil.rmtree(out, ignore_errors=True)  # a fresh folder: no shrink guard, no old set
     if isinstance(db, Path):
         for leftover in db.parent.glob(db.name + "*"):
@@ -54,13 +57,21 @@ def crawl_once(label: str, url: str, out: Path, db: str | Path) -> tuple[c.Measu
     cmd = [str(c.our_cli()), "crawl", url, "-o", str(out), "--db", str(db), "--no-map"]
     if "--workers" in c.our_help("crawl"):
         cmd += ["--workers", "1"]
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     m = c.run_measured(
-        label, cmd, stdout=out.with_suffix(".out"), stderr=out.with_suffix(".err"), timeout=3600
+        label,
+        cmd,
+        stdout=out.with_suffix(".out"),
+        stderr=out.with_suffix(".err"),
+        timeout=3600,
+        env=env,
     )
     return m, cb.sitemap_pages(out) if out.exists() else set()
 
 
-def part_crawl(cluster: pgcluster.Cluster, repeat: int, site: cb.Site) -> dict[str, object]:
+def part_crawl(
+    cluster: pgcluster.Cluster, repeat: int, site: cb.Site, before: str | None = None
+) -> dict[str, object]:
     root = cb.unpack(site)
     port = c.free_port()
     conf = cb.nginx_conf({port: root}, name="nginx-pg")
@@ -69,21 +80,40 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int, site: cb.Site) -> dict[s
     url = f"http://127.0.0.1:{port}{site.start}"
     nginx = ["nginx", "-p", str(conf.parent), "-c", str(conf), "-g", "daemon off;"]
     best: dict[str, tuple[c.Measurement, set[str]]] = {}
-    walls: dict[str, list[float]] = {"sqlite": [], "postgresql": []}
+    walls: dict[str, list[float]] = {}
+    every: list[list[object]] = []
+    trees: dict[str, Path | None] = {"sqlite": None, "postgresql": None}
+    if before is not None:
+        import startup_bench
+
+        trees[f"postgresql {before}"] = startup_bench.export_tree(before)
     with c.background(nginx, port, work / "nginx.out"):
         c.wait_port(port)
         for i in range(repeat):
-            runs = {
-                "sqlite": work / "crawl.sqlite",
-                "postgresql": f"{cluster.url}?schema=bench_{i}",
-            }
-            for kind, db in runs.items():
-                m, pages = crawl_once(f"{kind} #{i + 1}", url, work / f"out-{kind}", db)
-                walls[kind].append(round(m.wall_s, 2))
+            for kind, src in trees.items():
+                db: str | Path = work / "crawl.sqlite"
+                if kind != "sqlite":
+                    db = f"{cluster.url}?schema=bench_{i}" + ("" if src is None else "_before")
+                server = _server_cpu(cluster)
+                load = os.getloadavg()[0]
+                out = work / f"out-{kind.replace(' ', '-')}"
+                m, pages = crawl_once(f"{kind} #{i + 1}", url, out, db, src)
+                time.sleep(0.5)  # the crawl's backend reaped: its CPU counted
+                served = _server_cpu(cluster) - server
+                walls.setdefault(kind, []).append(round(m.wall_s, 2))
+                every.append([kind, i + 1, round(load, 1), round(m.wall_s, 2)])
+                every[-1] += [round(m.cpu_s, 2), round(served, 2), len(pages)]
                 if m.returncode != 0:
-                    raise RuntimeError(f"{kind} crawl failed: see {work}/out-{kind}.err")
+                    raise RuntimeError(f"{kind} crawl failed: see {out}.err")
                 if kind not in best or m.wall_s < best[kind][0].wall_s:
                     best[kind] = (m, pages)
+    say(
+        c.table(
+            ["store", "run", "load", "wall s", "crawl CPU s", "server CPU s", "pages"],
+            every,
+            title="every run, in the order run (server CPU: its backends', reaped)",
+        )
+    )
     sizes = _sizes(cluster, "bench_0")
     say(
         c.table(
@@ -93,6 +123,9 @@ def part_crawl(cluster: pgcluster.Cluster, repeat: int, site: cb.Site) -> dict[s
         )
     )
     (lite, lite_pages), (pg, pg_pages) = best["sqlite"], best["postgresql"]
+    if before is not None:
+        was = best[f"postgresql {before}"][0]
+        say(f"this PostgreSQL store / {before}'s pages/s: {was.wall_s / pg.wall_s:.2f}x")
     rate = {k: len(p) / m.wall_s for k, (m, p) in best.items()}
     ratio = rate["postgresql"] / rate["sqlite"]
     say(
@@ -229,6 +262,11 @@ def main() -> int:
     ap.add_argument(
         "--quick", action="store_true", help="the PostgreSQL manual, one run each, 5,000 URLs"
     )
+    ap.add_argument(
+        "--before",
+        metavar="REF",
+        help="also crawl into PostgreSQL with git REF's tree, alternating",
+    )
     ap.add_argument("--skip-crawl", action="store_true")
     ap.add_argument("--skip-frontier", action="store_true")
     args = ap.parse_args()
@@ -243,7 +281,8 @@ def main() -> int:
         payload: dict[str, object] = {}
         if not args.skip_crawl:
             site = cb.SITES["postgresql-doc-15"] if args.quick else SITE
-            payload["crawl"] = part_crawl(cluster, 1 if args.quick else args.repeat, site)
+            repeat = 1 if args.quick else args.repeat
+            payload["crawl"] = part_crawl(cluster, repeat, site, args.before)
         if not args.skip_frontier:
             payload["frontier"] = part_frontier(cluster, 5000 if args.quick else args.frontier)
     finally:

@@ -13,6 +13,9 @@ import json
 import os
 import pickle
 import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +28,7 @@ from sitemapkit.cli.crawl import _resumed_config
 from sitemapkit.crawl import heap, parseworker
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, sitemap_entries
+from sitemapkit.crawl.forked import may_fork
 from sitemapkit.crawl.parsepool import (
     MAX_PARSE_ATTEMPTS,
     MAX_WORKERS,
@@ -57,17 +61,34 @@ def _demo() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/"
 
 
+def _crawl_program(url: str, out: Path, *extra: str) -> None:
+    """The crawl as users run it, a program of its own: one thread, so its parse
+    processes are forked (in this process, the test servers' threads forbid it)."""
+    args = ["crawl", url, "-o", str(out), "--no-map", "--concurrency", "1", "--render", "never"]
+    done = subprocess.run(
+        [sys.executable, "-m", "sitemapkit", *args, *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,  # a hang guard only
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("which", ["demo", "traps"])
-def test_workers_give_the_same_sitemap_and_inventory(which: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["here", "program"])
+def test_workers_give_the_same_sitemap_and_inventory(which: str, how: str, tmp_path: Path) -> None:
     """One page at a time (``--concurrency 1``) the order is fixed, so the files are
-    byte for byte the same with the pool and without it."""
+    byte for byte the same with the pool and without it; parse processes started as
+    programs (``here``: threads run beside the crawl) or forked (``program``)."""
+    crawl = _crawl_cli if how == "here" else _crawl_program
     with contextlib.ExitStack() as stack:
         if which == "demo":
             base = stack.enter_context(_demo())
         else:
             base = stack.enter_context(serve_site()).base + "/"
-        _crawl_cli(base, tmp_path / "one", "--workers", "1")
-        _crawl_cli(base, tmp_path / "two", "--workers", "2")
+        crawl(base, tmp_path / "one", "--workers", "1")
+        crawl(base, tmp_path / "two", "--workers", "2")
     for name in ("sitemap.xml", "inventory.csv"):
         one = (tmp_path / "one" / name).read_bytes()
         assert one == (tmp_path / "two" / name).read_bytes(), name
@@ -275,3 +296,48 @@ async def test_parse_processes_run_nicer_than_the_crawl() -> None:
             assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, ours + PARSE_NICENESS)
     finally:
         await parser.close()
+
+
+async def test_parse_processes_forked_from_the_crawl_parse_and_are_replaced() -> None:
+    """Forked parse processes need no start: their facts equal the crawl's own; a killed
+    one is replaced by a started one; every one is reaped at the end."""
+    pages = [
+        (f"<title>{i}</title><a href='/p/{i + 1}'>next</a>".encode(), f"http://x.test/p/{i}")
+        for i in range(40)
+    ]
+    headers = {"Content-Type": "text/html"}
+    here = InlineParser(QueryPolicy())
+    expected = [await here.parse(body, url, headers) for body, url in pages]
+    parser = ProcessParser(2, QueryPolicy(), fork=True)
+    try:
+        await parser.start()
+        assert parser.forked == 2
+        ours = Path("/proc/self/cmdline").read_bytes()
+        for pid in parser.started:  # the crawl's own program, not a new interpreter's
+            assert Path(f"/proc/{pid}/cmdline").read_bytes() == ours
+        first = await asyncio.gather(*(parser.parse(b, u, headers) for b, u in pages))
+        os.kill(parser.started[0], signal.SIGKILL)
+        async with asyncio.timeout(60):  # a hang guard only
+            while parser.replaced < 1 or parser.ready < 2:
+                await asyncio.sleep(0.005)
+        second = await asyncio.gather(*(parser.parse(b, u, headers) for b, u in pages))
+    finally:
+        await parser.close()
+    assert first == second == expected
+    assert parser.inline == 0
+    assert (parser.forked, len(parser.started)) == (2, 3)
+    for pid in parser.started:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_no_fork_while_another_thread_runs() -> None:
+    """A thread holding a lock at the fork would leave the child waiting for it forever."""
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not may_fork()
+    finally:
+        release.set()
+        other.join()

@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
+from sitemapkit.crawl.forked import fork_parse_process, may_fork
 from sitemapkit.crawl.heap import trim_after
 from sitemapkit.crawl.parseworker import FRAME, Parsed, parse_page
 from sitemapkit.crawl.urlnorm import QueryPolicy
@@ -155,6 +156,18 @@ class _DiedError(Exception):
     """The parse process ended (or its pipe broke) while it held pages."""
 
 
+class _Child(Protocol):
+    """A parse process: an :class:`asyncio.subprocess.Process` or a forked one
+    (:class:`~sitemapkit.crawl.forked.ForkedProcess`)."""
+
+    pid: int
+    stdin: asyncio.StreamWriter | None
+    stdout: asyncio.StreamReader | None
+
+    def kill(self) -> None: ...
+    async def wait(self) -> int: ...
+
+
 class ProcessParser:
     """``--workers N``: N parse processes fed batches of pages (module docstring).
 
@@ -166,13 +179,16 @@ class ProcessParser:
     alone when its process died counts an attempt.
     """
 
-    def __init__(self, size: int, policy: QueryPolicy) -> None:
+    def __init__(self, size: int, policy: QueryPolicy, *, fork: bool | None = None) -> None:
         self.size = size
         self.policy = policy
+        #: Fork the first processes from this one (:mod:`~sitemapkit.crawl.forked`): None
+        #: when :func:`~sitemapkit.crawl.forked.may_fork` says so at :meth:`start`.
+        self.fork = fork
         self._waiting: deque[_Page] = deque()
         self._ready = asyncio.Event()
         self._drivers: list[asyncio.Task[None]] = []
-        self._procs: dict[int, asyncio.subprocess.Process] = {}
+        self._procs: dict[int, _Child] = {}
         #: ``pid -> batches`` sent to each process and not answered yet, oldest first.
         self._holding: dict[int, deque[list[_Page]]] = {}
         #: Parse processes started to replace dead ones.
@@ -186,6 +202,8 @@ class ProcessParser:
         self.ready = 0
         #: Pages parsed in the crawl's own process while no parse process was ready.
         self.inline = 0
+        #: Parse processes forked from this one (the others were started as programs).
+        self.forked = 0
 
     def ahead(self, concurrency: int) -> int:
         """:data:`PAGES_AHEAD` a parse process, so each has a batch in hand and one waiting.
@@ -196,20 +214,30 @@ class ProcessParser:
         return 0 if concurrency <= 1 else PAGES_AHEAD * self.size
 
     async def start(self) -> None:
-        """Start the parse processes (once); pages are parsed here until one is ready."""
+        """Start the parse processes (once); pages are parsed here until one is ready.
+
+        They are forked from this process when it may (one thread: the CLI's case), so
+        they are ready at once; else, and for a dead one's replacement, started as
+        ``python -m sitemapkit.crawl.parseworker``, which imports the parser first.
+        """
         if self._drivers:
             return
-        procs = [await self._spawn() for _ in range(self.size)]
+        fork = may_fork() if self.fork is None else self.fork
+        procs = [await self._spawn(fork=fork) for _ in range(self.size)]
         self._drivers = [asyncio.create_task(self._drive(proc)) for proc in procs]
 
-    async def _spawn(self) -> asyncio.subprocess.Process:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "sitemapkit.crawl.parseworker",
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
+    async def _spawn(self, *, fork: bool = False) -> _Child:
+        proc: _Child | None = await fork_parse_process() if fork else None
+        if proc is not None:
+            self.forked += 1
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "sitemapkit.crawl.parseworker",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+            )
         with contextlib.suppress(OSError, AttributeError):  # refused, or no such call: unranked
             nicer = os.getpriority(os.PRIO_PROCESS, 0) + PARSE_NICENESS
             os.setpriority(os.PRIO_PROCESS, proc.pid, min(nicer, 19))
@@ -263,7 +291,7 @@ class ProcessParser:
                 size += len(page.body)
         return batch
 
-    async def _drive(self, proc: asyncio.subprocess.Process) -> None:
+    async def _drive(self, proc: _Child) -> None:
         """Feed one process batch after batch once it is ready; replace it when it dies."""
         while True:
             if not await self._handshake(proc):
@@ -273,12 +301,15 @@ class ProcessParser:
                 continue
             self.ready += 1
             try:
-                await self._feed(proc)
+                lost = await self._feed(proc)
             finally:
                 self.ready -= 1
             proc = await self._spawn()  # the process died: a new one takes its place
+            if lost is not None:  # ... before its pages go back (or one is given up)
+                self._died(lost)
+                self.replaced += 1
 
-    async def _handshake(self, proc: asyncio.subprocess.Process) -> bool:
+    async def _handshake(self, proc: _Child) -> bool:
         """Wait for the process's ready frame (empty); False if it ended first."""
         assert proc.stdout is not None
         try:
@@ -288,13 +319,12 @@ class ProcessParser:
         size: int = FRAME.unpack(head)[0]
         return size == 0
 
-    async def _feed(self, proc: asyncio.subprocess.Process) -> None:
+    async def _feed(self, proc: _Child) -> deque[list[_Page]] | None:
         """Batches to one ready process, :data:`IN_FLIGHT` at a time, until it dies.
 
         A sender task keeps up to :data:`IN_FLIGHT` batches in the process's pipe; this
-        task reads the answers, in the order sent.  When the process dies, the batch it
-        was answering goes back as :meth:`_died` says, the ones behind it (not started)
-        go back as they were.
+        task reads the answers, in the order sent.  When the process dies, the batches
+        it held are returned, for :meth:`_died` once its replacement is started.
         """
         sent: deque[list[_Page]] = deque()
         self._holding[proc.pid] = sent
@@ -306,9 +336,7 @@ class ProcessParser:
                     answers = await self._answer(proc)
                 except _DiedError:
                     await self._bury(proc)
-                    self._died(sent)
-                    self.replaced += 1
-                    return
+                    return sent
                 except asyncio.CancelledError:
                     for batch in sent:  # the crawl ends: nobody waits any more
                         for page in batch:
@@ -321,7 +349,7 @@ class ProcessParser:
                         if not page.done.done():
                             page.done.set_exception(exc)
                     self._put_back(sent)
-                    return
+                    return None
                 self._deliver(sent.popleft(), answers)
                 room.release()
         finally:
@@ -331,7 +359,7 @@ class ProcessParser:
                 await sender
 
     async def _send_batches(
-        self, proc: asyncio.subprocess.Process, sent: deque[list[_Page]], room: asyncio.Semaphore
+        self, proc: _Child, sent: deque[list[_Page]], room: asyncio.Semaphore
     ) -> None:
         """Send batch after batch while fewer than :data:`IN_FLIGHT` are unanswered."""
         while True:
@@ -386,7 +414,7 @@ class ProcessParser:
             self._waiting.appendleft(page)
         self._ready.set()
 
-    async def _send(self, proc: asyncio.subprocess.Process, batch: list[_Page]) -> None:
+    async def _send(self, proc: _Child, batch: list[_Page]) -> None:
         stdin = proc.stdin
         assert stdin is not None  # a PIPE
         request = pickle.dumps(
@@ -401,7 +429,7 @@ class ProcessParser:
         except ConnectionError as exc:
             raise _DiedError from exc
 
-    async def _answer(self, proc: asyncio.subprocess.Process) -> list[tuple[str, Any]]:
+    async def _answer(self, proc: _Child) -> list[tuple[str, Any]]:
         """The answer to the oldest batch sent to ``proc``."""
         stdout = proc.stdout
         assert stdout is not None  # a PIPE
@@ -414,7 +442,7 @@ class ProcessParser:
             raise _DiedError from exc
         return answers
 
-    async def _bury(self, proc: asyncio.subprocess.Process) -> None:
+    async def _bury(self, proc: _Child) -> None:
         self._procs.pop(proc.pid, None)
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
@@ -442,7 +470,7 @@ class ProcessParser:
                 await proc.wait()
 
 
-def _widen(proc: asyncio.subprocess.Process) -> None:
+def _widen(proc: _Child) -> None:
     """Make the pipes to and from a parse process hold :data:`PIPE_BYTES` (Linux).
 
     With the default 64 KiB, a batch of JDK pages (about 450 KiB) went in seven writes,
