@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitemapkit.dates import classify, format_lastmod, parse
+from sitemapkit.dates import classify, format_lastmod, is_w3c, parse
 from sitemapkit.errors import InputError
 
 
@@ -69,3 +69,20 @@ def test_every_aware_datetime_formats_to_an_accepted_form(value: datetime) -> No
     # Same wall time and the same offset as written (zoneinfo equality is wall-clock based).
     assert parsed.replace(tzinfo=None) == value.replace(tzinfo=None)
     assert parsed.utcoffset() == offset
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u0662\u0660\u0662\u0664-\u0660\u0661-\u0660\u0661",  # Arabic-Indic digits
+        "2024-01-0\u0661",
+        "\uff12\uff10\uff12\uff14-01-01",  # full-width
+        "2024-01-01T10:00:00+0\u0661:00",
+    ],
+)
+def test_other_scripts_digits_are_no_date(text: str) -> None:
+    """``\\d`` took them, so ``classify`` passed the value and ``parse`` raised ValueError
+    (``audit``'s lastmod comparison calls ``parse`` on a listed lastmod); now invalid."""
+    assert classify(text) == "lastmod-invalid"
+    assert parse(text) is None
+    assert not is_w3c(text)

@@ -3,7 +3,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sitemapkit.errors import InputError
-from sitemapkit.urls import Scope, has_bad_escape, iri_to_uri, is_escaped_uri
+from sitemapkit.urls import Scope, has_bad_escape, host_to_ascii, iri_to_uri, is_escaped_uri
 
 
 @pytest.mark.parametrize(
@@ -70,3 +70,25 @@ def test_symbol_and_emoji_hosts_take_the_idna_2003_form(iri: str, uri: str) -> N
     """IDNA 2008 refuses them, browsers and w3lib reach them: the writer writes them, as
     the crawler follows them (one fallback, urls.idna2003)."""
     assert iri_to_uri(iri) == uri
+
+
+@pytest.mark.parametrize(
+    ("host", "address"),
+    [
+        ("127.0.0.1", "127.0.0.1"),
+        ("0x7f.1", "127.0.0.1"),
+        ("0300.0250.01.01.", "192.168.1.1"),
+        ("1.2.3", "1.2.0.3"),
+        ("4294967295", "255.255.255.255"),
+        ("4294967296", None),
+        ("192.168.0.257", None),
+        ("1.2.3.4.5", None),
+        ("foo.09", None),
+        ("example.123", None),
+    ],
+)
+def test_a_host_ending_in_a_number_is_an_ipv4_address_or_none(
+    host: str, address: str | None
+) -> None:
+    """WHATWG's host parser, as browsers read a numeric host (web-platform-tests' rows)."""
+    assert host_to_ascii(host) == address

@@ -2,7 +2,9 @@
 
 The writer emits only ``YYYY-MM-DD`` or ``YYYY-MM-DDThh:mm:ss[.f+](Z|±hh:mm)``
 (RULES.md); everything else is an input error with the rule that says why.
-The validator uses :func:`classify` to name the rule a found value breaks.
+The validator uses :func:`classify` to name the rule a found value breaks.  Digits
+are ASCII digits (``re.ASCII``): a bare ``\\d`` also takes other scripts' digits, which
+neither the schema nor ``datetime.fromisoformat`` reads (``parse`` raised on them).
 Parsing is cached because real sets repeat the same few values many times.
 """
 
@@ -16,14 +18,18 @@ from sitemapkit.errors import InputError
 
 _FULL = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})"
-    r"(?:T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2})))?"
+    r"(?:T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2})))?",
+    re.ASCII,
 )
 _W3C_ANY = re.compile(
-    r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?"
+    r"\d{4}(?:-\d{2}(?:-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?",
+    re.ASCII,
 )
-_DATE_WITH_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}(?:Z|[+-]\d{2}:\d{2})")
-_TIME_NO_TZ = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
-_IMPRECISE = re.compile(r"\d{4}(?:-\d{2})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})")
+_DATE_WITH_OFFSET = re.compile(r"\d{4}-\d{2}-\d{2}(?:Z|[+-]\d{2}:\d{2})", re.ASCII)
+_TIME_NO_TZ = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?", re.ASCII)
+_IMPRECISE = re.compile(
+    r"\d{4}(?:-\d{2})?|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})", re.ASCII
+)
 
 
 def _valid_parts(m: re.Match[str]) -> bool:

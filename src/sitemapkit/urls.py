@@ -120,7 +120,9 @@ def host_to_ascii(host: str) -> str | None:
     """``host`` as the writer and the crawler spell it, or ``None`` when it is no host.
 
     Lower case, one final dot dropped (``example.com.`` is ``example.com``), a Unicode
-    name through IDNA (UTS 46, then IDNA 2003 for symbol names), then :func:`valid_host`.
+    name through IDNA (UTS 46, then IDNA 2003 for symbol names), then
+    :func:`valid_host`; a name ending in a number is an IPv4 address
+    (:func:`ipv4_host`) or no host, as for browsers.
     """
     host = host.lower()
     if host.endswith(".") and not host.endswith(".."):
@@ -133,7 +135,53 @@ def host_to_ascii(host: str) -> str | None:
             if fallback is None:
                 return None
             host = fallback
+    if _ends_in_a_number(host):
+        return ipv4_host(host)
     return host if valid_host(host) else None
+
+
+_NUMBER_LABEL: Final = re.compile(r"[0-9]+|0[xX][0-9A-Fa-f]*")
+
+
+def _ends_in_a_number(host: str) -> bool:
+    """WHATWG's "ends in a number": the last label is digits or ``0x`` hex, so the host is
+    an IPv4 address or nothing (``example.123`` names no site)."""
+    last = host.rsplit(".", 2)
+    label = last[-1] if last[-1] or len(last) == 1 else last[-2]
+    return _NUMBER_LABEL.fullmatch(label) is not None
+
+
+def ipv4_host(host: str) -> str | None:
+    """The dotted-decimal address a numeric host names, read as browsers read it, or None.
+
+    WHATWG's IPv4 parser: up to four parts, each decimal, ``0x`` hex or ``0``-led octal;
+    the last part fills the bytes the others left (``192.0x00A80001`` is 192.168.0.1,
+    ``0x7f.1`` is 127.0.0.1).  A part out of range or not a number fails the host.
+    """
+    parts = host.split(".")
+    if parts[-1] == "" and len(parts) > 1:
+        parts.pop()
+    if len(parts) > 4 or "" in parts:
+        return None
+    numbers: list[int] = []
+    for part in parts:
+        if part[:2] in ("0x", "0X"):
+            digits, base = part[2:], 16
+        elif len(part) > 1 and part.startswith("0"):
+            digits, base = part[1:], 8
+        else:
+            digits, base = part, 10
+        try:
+            numbers.append(int(digits, base) if digits else 0)
+        except ValueError:
+            return None
+    last = numbers.pop()
+    if any(n > 255 for n in numbers) or last >= 256 ** (4 - len(numbers)):
+        return None
+    value = last
+    for index, number in enumerate(numbers):
+        value += number * 256 ** (3 - index)
+    return str(ipaddress.IPv4Address(value))
 
 
 def valid_host(host: str) -> bool:

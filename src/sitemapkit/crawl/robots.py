@@ -26,10 +26,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from protego import Protego
+from protego._protego import (
+    _ALLOW_DIRECTIVE,
+    _DISALLOW_DIRECTIVE,
+    _SITE_WIDE_DIRECTIVES,
+    _USER_AGENT_DIRECTIVE,
+    _extract_directive,
+)
 
 from sitemapkit.crawl.urlnorm import normalize
 from sitemapkit.limits import MAX_ROBOTS_BYTES
@@ -37,12 +44,15 @@ from sitemapkit.read.robots import capped, parse_robots_sitemaps
 
 __all__ = ["MAX_ROBOTS_BYTES", "RobotsPolicy"]
 
-# A User-agent value is its first word: "User-agent: Googlebot Images" is a group for
-# "googlebot" (Google's parser; RFC 9309 2.2.1 allows no space in a product token).
-# protego would keep "googlebot images" and match no crawler at all.
+# A User-agent value is its product token, the letters, digits, "-" and "_" it starts with
+# (Google's parser; RFC 9309 2.2.1): "User-agent: Googlebot Images" is a group for
+# "googlebot", "User-agent: foo/1.2" one for "foo", "User-agent: One, Two" one for "one".
+# protego would keep "googlebot images", "foo/1.2", "one," and match no crawler at all.
+# A "*" stays in the token: protego reads "foo*bot" as "foobot".
 _AGENT_LINE = re.compile(
-    r"(?im)(?:^|(?<=\r))([ \t]*user-?agent(?:[ \t]*:[ \t]*|[ \t]+)[^\s#:][^\s#]*)[ \t]+[^#\r\n]*"
+    r"(?im)(?:^|(?<=\r))([ \t]*user-?agent(?:[ \t]*:[ \t]*|[ \t]+)[\w*-]+)[^#\r\n\w*-][^#\r\n]*"
 )
+_RULE_FIELDS: Final = _ALLOW_DIRECTIVE | _DISALLOW_DIRECTIVE
 # A "%" that starts no escape ("Disallow: /%a%a"): our normaliser writes it "%25" in the
 # URLs it asks about, so the rule must say "%25" too or it never matches (robots-parser).
 _STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -59,8 +69,42 @@ def _readable(body: bytes) -> str:
         if body.startswith(bom):
             body = body[len(bom) :]
             break
-    text = _AGENT_LINE.sub(r"\1", body.decode("utf-8", "replace"))
+    text = _google_groups(_AGENT_LINE.sub(r"\1", body.decode("utf-8", "replace")))
     return _STRAY_PERCENT.sub("%25", text) if "%" in text else text
+
+
+def _google_groups(text: str) -> str:
+    """The groups as RFC 9309 2.2.1 and Google's parser read them, written so protego agrees.
+
+    A group is its user-agent lines up to its first rule (allow/disallow): a
+    ``Crawl-delay`` between two user-agent lines does not end it.  protego starts a new
+    group at the second line, so ``User-agent: googlebot / Crawl-delay: 1 / User-agent:
+    qihoobot / Disallow: /`` left googlebot every page (crawler-commons' krugle case).  Such
+    a group's user-agent lines are written again right before its first rule: protego
+    merges the rules of a name seen twice, and each ``Crawl-delay`` stays with the names
+    above it (as crawler-commons keeps it).
+    """
+    if "rawl" not in text and "equest" not in text and "isit" not in text:
+        return text  # no Crawl-delay, Request-rate or Visit-time: nothing can interrupt
+    out: list[str] = []
+    agents: list[str] = []
+    collecting = interrupted = False
+    for line in text.splitlines():
+        content = line.split("#", 1)[0].strip()
+        parsed = _extract_directive(content) if content else None
+        field = parsed[0] if parsed is not None else None
+        if field in _USER_AGENT_DIRECTIVE:
+            if not collecting:
+                agents, collecting, interrupted = [], True, False
+            agents.append(line)
+        elif field in _RULE_FIELDS:
+            if collecting and interrupted:
+                out.extend(agents)  # the whole group's names again, then its rules
+            collecting = False
+        elif collecting and field is not None and field not in _SITE_WIDE_DIRECTIVES:
+            interrupted = True
+        out.append(line)
+    return "\n".join(out)
 
 
 def _names(name: str, agent: str) -> bool:

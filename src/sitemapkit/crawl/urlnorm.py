@@ -150,6 +150,11 @@ _ASPNET_SESSION = re.compile(
     r"(?=/|$)"
 )
 _C0_AND_SPACE = "".join(chr(i) for i in range(0x21))
+#: A host ending in a digit takes the fast path only as a plain address (``127.0.0.1``):
+#: any other numeric host is an IPv4 address in another spelling or no host
+#: (:func:`sitemapkit.urls.ipv4_host`, WHATWG's "ends in a number").
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_DOTTED_QUAD = re.compile(rf"https?://(?:{_OCTET}\.){{3}}{_OCTET}")
 
 
 def _pct(match: re.Match[str]) -> str:
@@ -221,7 +226,11 @@ def _query(query: str, policy: QueryPolicy) -> str:
 @lru_cache(maxsize=8192)
 def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
     fast = _FAST.fullmatch(url)
-    if fast is not None and len(fast.group(1)) <= _FAST_ORIGIN_MAX:
+    if (
+        fast is not None
+        and len(fast.group(1)) <= _FAST_ORIGIN_MAX
+        and (not fast.group(1)[-1].isdigit() or _DOTTED_QUAD.fullmatch(fast.group(1)))
+    ):
         # Lower-case host, no port, no escapes, no fragment: only dot segments and
         # the query can still change.
         origin, path, query = fast.groups()
@@ -256,11 +265,12 @@ def _normalize_absolute(url: str, policy: QueryPolicy) -> str | None:
         return None
     netloc = host
     if userinfo:
-        user, colon, password = userinfo.partition(":")
+        user, _, password = userinfo.partition(":")
         info = _normalize_escapes(user).replace("@", "%40")
-        if colon:
+        if password:  # an empty password, or userinfo, is not written (WHATWG)
             info += ":" + _normalize_escapes(password).replace("@", "%40").replace(":", "%3A")
-        netloc = f"{info}@{netloc}"
+        if info:
+            netloc = f"{info}@{netloc}"
     if port_text:
         if not valid_port(port_text):
             return None

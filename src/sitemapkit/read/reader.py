@@ -238,12 +238,19 @@ def to_sitemap_ref(node: Node, core_ns: str) -> SitemapRef | None:
 
 
 def _rss_date(text: str | None) -> str | None:
+    """An RSS ``pubDate`` (RFC 822) as a W3C datetime; a value that is not one, as written.
+
+    A date without a zone (``05 Jan 17 13:34:55``) is no RFC 822 date: made into
+    ``2017-01-05T13:34:55`` it became a lastmod with a time and no zone, which the W3C
+    profile forbids and no reader can place; as written, the validator names it.
+    """
     if not text:
         return None
     try:
-        return parsedate_to_datetime(text).isoformat()
+        parsed = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
         return text
+    return parsed.isoformat() if parsed.tzinfo is not None else text
 
 
 def feed_link(node: Node) -> str | None:

@@ -5,7 +5,8 @@ while the crawler dropped it, and they capped the body at 512 and 500 KiB.  A
 site's sitemaps must be the same whichever command asks.  The rules here:
 
 * the first :data:`~sitemapkit.limits.MAX_ROBOTS_BYTES` are read (RFC 9309 2.5,
-  Google's 500 KiB), a UTF-8 BOM removed, comments cut at ``#``;
+  Google's 500 KiB), a UTF-8 BOM removed, a UTF-16 file with its BOM read as UTF-8,
+  comments cut at ``#``;
 * ``Sitemap:`` (any case, ``Site-map:`` too) lines give URLs in file order, each once;
 * a relative value is ``robots-sitemap-relative`` (an error, [SM] wants full URLs)
   and is still read, resolved against robots.txt as scrapy and browsers resolve it;
@@ -40,7 +41,16 @@ class RobotsSitemaps:
 
 
 def capped(body: bytes) -> tuple[bytes, bool]:
-    """The part of a robots.txt body that is read (cut at a line end), and whether it was cut."""
+    """The part of a robots.txt body that is read (cut at a line end), and whether it was cut.
+
+    A file saved as UTF-16 with its byte order mark (Windows editors do) is read as the
+    UTF-8 it means: RFC 9309 asks for UTF-8, but read as UTF-8 such a file is noise and
+    every rule of the site would be lost (crawler-commons reads it too).
+    """
+    for bom, codec in ((b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+        if body.startswith(bom):
+            body = body[len(bom) :].decode(codec, "replace").encode("utf-8")
+            break
     if len(body) <= MAX_ROBOTS_BYTES:
         return body, False
     cut = body.rfind(b"\n", 0, MAX_ROBOTS_BYTES)
