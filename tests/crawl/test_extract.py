@@ -501,6 +501,43 @@ def test_safe_cut_equals_rescanning_every_candidate(pieces: list[str], start: in
     assert extract._safe_cut(text, start, at) == _safe_cut_rescanning(text, start, at)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*_CUT_PIECES, "<SCRIPT>", "</Script\n >", "<!-->", "--->", "ſ", "<ſcript>"]
+        ),
+        max_size=40,
+    ),
+    st.integers(0, 60),
+    st.integers(0, 60),
+)
+def test_safe_cut_by_finds_equals_the_pattern(pieces: list[str], start: int, at: int) -> None:
+    """The markers found with str.find in the lower-cased text are the pattern's."""
+    text = "".join(pieces)
+    start = min(start, len(text))
+    at = max(start, min(at, len(text)))
+    assert extract._safe_cut(text, start, at) == _safe_cut_rescanning(text, start, at)
+    assert extract._safe_cut_by_pattern(text, start, at) == _safe_cut_rescanning(text, start, at)
+
+
+def test_the_odd_case_folds_of_the_raw_text_markers_are_all_known() -> None:
+    """Where no character of ``_CASE_ODD`` is, ``str.lower`` keeps every position and
+    makes exactly the letters the case-blind pattern takes for the markers' letters."""
+    import sys
+
+    letters = set("".join(mark for mark, _o, _c in extract._RAW_TEXT_MARKS if mark[-1].isalpha()))
+    letters = {c for c in letters if c.isalpha()}
+    pattern = re.compile("[" + "".join(sorted(letters)) + "]", re.IGNORECASE)
+    odd = set()
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        lower = char.lower()
+        if len(lower) != 1 or (pattern.fullmatch(char) is not None) != (lower in letters):
+            odd.add(char)
+    assert odd == set(extract._CASE_ODD)
+
+
 def test_a_huge_page_parsed_in_segments_gives_the_whole_parse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

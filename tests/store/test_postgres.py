@@ -427,6 +427,7 @@ def test_one_writer_knows_a_url_is_new_without_asking_and_a_resume_still_finds_t
     try:
         added = store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(50)])
         store.commit()
+        assert store.lookup(["http://a/first"]) == {}  # the first reads the crawl's URLs
         before = _urls_scanned(store)
         assert store.lookup([f"http://a/new/{i}" for i in range(30)]) == {}
         assert _urls_scanned(store) == before  # not asked

@@ -13,7 +13,7 @@ import pytest
 
 from sitemapkit.errors import StoreError
 from sitemapkit.store import iter_page_records
-from sitemapkit.store.base import NewUrl
+from sitemapkit.store.base import LinkRow, NewUrl
 from sitemapkit.store.sqlite import (
     _MIGRATIONS,
     APPLICATION_ID,
@@ -116,3 +116,39 @@ def test_a_failed_audit_write_is_one_store_write_error(tmp_path: Path) -> None:
         store.add_findings([AuditRow("listed-error", "error", "https://x/", None, None, "404")])
     store._conn.execute("PRAGMA query_only = 0")
     store.close()
+
+
+def _link_indexes(path: Path) -> set[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return {str(row[1]) for row in conn.execute("PRAGMA index_list(links)")}
+    finally:
+        conn.close()
+
+
+def test_links_are_indexed_by_page_from_the_second_run_on(tmp_path: Path) -> None:
+    """A first crawl only adds links; a later run replaces a page's links, found by page.
+
+    Keeping that index up cost a first crawl of the JDK docs 0.25 s of CPU for nothing.
+    """
+    path = tmp_path / "c.sqlite"
+    store = SqliteStore(path)
+    try:
+        store.start_run(1.0)
+        ids = store.add_urls([NewUrl("http://a.test/", 0, None), NewUrl("http://a.test/b", 1, 1)])
+        store.add_links(ids["http://a.test/"][0], [LinkRow(ids["http://a.test/b"][0], False, "a")])
+        store.end_run("finished", 2.0)
+        store.commit()
+        assert _link_indexes(path) == {"links_to"}
+        store.start_run(3.0)  # a later run of the same crawl
+        store.commit()
+        assert _link_indexes(path) == {"links_to", "links_from"}
+    finally:
+        store.close()
+    conn = sqlite3.connect(path)  # a later run's store as an older version left it
+    conn.execute("DROP INDEX links_from")
+    conn.close()
+    SqliteStore(path, mode="read").close()  # reading changes nothing
+    assert _link_indexes(path) == {"links_to"}
+    SqliteStore(path).close()  # a writer (a resume) makes it again
+    assert _link_indexes(path) == {"links_to", "links_from"}

@@ -193,8 +193,11 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: Ids taken from the sequence, not yet given (one writer adds without waiting).
         self._ids: list[int] = []
         #: One writer: every URL the table holds (a superset), so a URL not in it is
-        #: known absent without asking (see :meth:`_select`); ``None``: ask.
+        #: known absent without asking (see :meth:`_select`); ``None``: ask.  Read from
+        #: the table at the first lookup (``_seen_due``): a store opened to audit or
+        #: write a set never needs it.
         self._seen: SeenUrls | None = None
+        self._seen_due = self._writer and not shared
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
         try:
@@ -202,8 +205,6 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._take_lock()
                 self._prepare(mode)
                 self._conn.autocommit = False
-                if not shared:
-                    self._seen = self._load_seen()
             else:
                 self._check_readable()
         except BaseException:
@@ -266,7 +267,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             PostgresStore(self.spec, mode="resume").close()
         self._conn.execute("SET default_transaction_read_only = on")
 
-    @_reads
+    def _seen_set(self) -> SeenUrls | None:
+        """:attr:`_seen`, read from the table first if it is due."""
+        if self._seen_due:
+            self._seen = self._load_seen()
+            self._seen_due = False
+        return self._seen
+
     def _load_seen(self) -> SeenUrls | None:
         """Every URL of the crawl, as :attr:`_seen` holds them (``None``: too many to hold).
 
@@ -274,18 +281,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         round trip each page (half the JDK docs' pages), the event loop waiting for
         the server to say "not there".  The lock says no other process adds URLs, so
         a URL this set lacks is absent.  A fresh crawl reads nothing here; a re-crawl
-        reads its URLs once.
+        reads its URLs once.  The writes sent so far are in the table it reads.
         """
         seen = SeenUrls()
-        for (url,) in server_rows(self._conn, "SELECT url FROM urls LIMIT %s", (_SEEN_MAX + 1,)):
+        for (url,) in server_rows(self._now(), "SELECT url FROM urls LIMIT %s", (_SEEN_MAX + 1,)):
             seen.add(url)
-        self._conn.commit()
         return seen if seen.count <= _SEEN_MAX else None
 
     def _saw(self, urls: Iterable[str]) -> None:
         """Remember URLs about to be inserted (a rollback leaves them: a superset is safe)."""
         seen = self._seen
-        if seen is None:
+        if seen is None or self._seen_due:  # not read yet: the table will say
             return
         for url in urls:
             seen.add(url)
@@ -492,6 +498,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         finally:
             self._closed = True
             self._abandon_pipe()
+            if self._writer:
+                # Released here, answered: the session's end releases it too, but only
+                # once the server's backend has exited, after this returns, so a store
+                # opened at once could find the crawl still "in use".
+                with contextlib.suppress(Exception):
+                    self._conn.rollback()
+                    self._conn.execute("SELECT pg_advisory_unlock_all()")
             self._conn.close()  # the advisory lock goes with the session
 
     # -- meta ---------------------------------------------------------------------
@@ -585,7 +598,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return True
 
     def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
-        seen = self._seen
+        seen = self._seen_set()
         if seen is not None:  # one writer: a URL never inserted is absent, no need to ask
             absent = [k for k in keys if k not in seen]
             if absent:

@@ -198,8 +198,17 @@ _MIGRATIONS: tuple[str, ...] = (
     """,
     # 13: many workers on one frontier (issue 13): URLs by host, leases, shared counters.
     FLEET_SCHEMA,
+    # 14: a page's links are found by page only when a later run replaces them, so the
+    # index that finds them is made when a later run starts (LINKS_BY_PAGE), not kept up
+    # by every first crawl: on the JDK docs it cost the crawl 0.25 s of CPU for 318k links.
+    """
+    DROP INDEX IF EXISTS links_from;
+    """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
+#: The index of links by the page they are on: what a later run's re-fetch of a page
+#: deletes (``_PAGE_FACTS``) and what a ``304`` walks (``page_links``).
+LINKS_BY_PAGE = "CREATE INDEX IF NOT EXISTS links_from ON links(from_id)"
 
 
 #: How long a shared store's writer waits for the others' turn (they hold it for one step).
@@ -302,6 +311,8 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: A later run: a page fetched again replaces what its earlier fetch recorded.
         self._recrawl = self._run_count() > 1
+        if self._recrawl and mode != "read":  # resumed, or a store of an earlier version
+            self._conn.execute(LINKS_BY_PAGE)
 
     @_reads
     def _run_count(self) -> int:
@@ -556,6 +567,8 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         )
         self._cache.clear()
         self._recrawl = self._run_count() > 1
+        if self._recrawl:
+            conn.execute(LINKS_BY_PAGE)
         return int(cur.lastrowid or 0)
 
     @_writes
