@@ -202,7 +202,8 @@ CASES: list[tuple[str, str, tuple[str, ...], list[str], int, str | None]] = [
     ),
     ("gzip by name, plain XML inside", "/non_gzipped_sitemap.xml.gz", (), TWO_URLS, 0, None),
     ("gzip inside, plain name", "/sneakily_gzipped_sitemap.xml", (), CHILD_URLS, 0, None),
-    ("a url without loc leaks nothing", "/no_loc.xml", (), ["/a", "/c"], 0, None),
+    # Listed: the two with a loc; the one without is said on stderr (loc-missing), exit 1.
+    ("a url without loc leaks nothing", "/no_loc.xml", (), ["/a", "/c"], 1, None),
     (
         "cross-host entries dropped by default",
         "/cross_host_urls.xml",

@@ -102,8 +102,8 @@ CASES: list[Case] = [
         "<lastmod>2019-06-19</lastmod></url></urlset>",
         XML,
         ["/visit-here"],
-        0,
-        "",
+        1,  # the include is never resolved: its loc is empty, said on stderr
+        "loc-not-absolute",
         "",
     ),
     (
@@ -382,8 +382,8 @@ CASES: list[Case] = [
         "</loc><lastmod>2015-04-28</lastmod><changefreq>daily</changefreq></url></urlset>",
         XML,
         [],
-        0,
-        "",
+        1,  # the loc's own text is empty: left out and said on stderr
+        "loc-not-absolute",
         "",
     ),
     (

@@ -212,3 +212,28 @@ def test_json_output_escapes_what_terminals_act_on(
         assert not any(ch in out for ch in "\x9b\x9d\u202e\x7f")
         assert "\\u009d" in out
         json.loads(out)
+
+
+@pytest.mark.parametrize("lane", ["plain", "extended"])
+def test_a_url_without_a_usable_loc_is_said_not_dropped_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lane: str
+) -> None:
+    """``urls`` lists exactly what ``validate`` counts, and says what it leaves out: an
+    empty ``<loc>`` and a ``<url>`` with none were dropped without a word, exit 0."""
+    ext = "" if lane == "plain" else "<changefreq>daily</changefreq><foo:x xmlns:foo='urn:x'/>"
+    body = (
+        '<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"<url><loc>https://example.com/a</loc>{ext}</url>\n"
+        f"<url><loc>  </loc>{ext}</url>\n"
+        f"<url><lastmod>2024-01-01</lastmod>{ext}</url>\n"
+        f"<url><loc>https://example.com/b</loc>{ext}</url>\n</urlset>\n"
+    )
+    path = tmp_path / "s.xml"
+    path.write_text(body)
+    for fmt in ("text", "jsonl"):
+        code = main(["urls", "--format", fmt, str(path)])
+        out, err = capsys.readouterr()
+        assert code == 1
+        assert out.count("https://example.com/") == 2
+        assert f"{path}:4: error loc-not-absolute: loc is empty; left out" in err
+        assert f"{path}:5: error loc-missing: <url> has no <loc>; left out" in err

@@ -338,9 +338,43 @@ def _keep(doc: Doc, loc: str, line: int | None, out: _Out) -> bool:
     return False
 
 
-def _plain_entry(node: Plain, src: str) -> SourcedEntry | None:
+def _blank(doc: Doc, line: int | None, out: _Out, *, empty: bool, what: str = "url") -> None:
+    """An entry without a usable loc is left out and said, with ``validate``'s codes (a
+    ``<url>`` dropped without a word made ``urls`` exit 0 on a file ``validate`` fails)."""
+    if empty:
+        finding = Finding(
+            "loc-not-absolute", Severity.ERROR, "loc is empty; left out", doc.source, line
+        )
+    else:
+        message = f"<{what}> has no <loc>; left out"
+        finding = Finding("loc-missing", Severity.ERROR, message, doc.source, line)
+    out.note(finding)
+
+
+def _node_entry(doc: Doc, node: Node, out: _Out) -> UrlEntry | None:
+    """The entry of a ``<url>`` node, or None (and its missing or empty loc noted)."""
+    entry = to_url_entry(node, doc.core_ns)
+    if entry is None:
+        core = (doc.core_ns, "")
+        empty = any(c.name == "loc" and c.ns in core for c in node.children)
+        _blank(doc, node.line, out, empty=empty)
+    return entry
+
+
+def _plain_loc(doc: Doc, node: Plain, out: _Out) -> str | None:
+    """The loc of a lean-lane ``<url>`` (it has a ``<loc>``), or None (noted) when empty."""
     loc = node[1].strip()
-    if not (node[0] and loc):  # a blank loc is no entry (as for nodes)
+    if not loc:
+        _blank(doc, node[5], out, empty=True)
+        return None
+    return loc
+
+
+def _plain_entry(doc: Doc, node: Plain, out: _Out) -> SourcedEntry | None:
+    if not node[0]:
+        return None
+    loc = _plain_loc(doc, node, out)
+    if loc is None:
         return None
     lastmod, changefreq, priority = node[2], node[3], node[4]
     return SourcedEntry(
@@ -350,21 +384,21 @@ def _plain_entry(node: Plain, src: str) -> SourcedEntry | None:
             (changefreq and changefreq.strip()) or None,
             (priority and priority.strip()) or None,
         ),
-        src,
+        doc.source,
         node[5],
     )
 
 
-def _urlset(doc: Doc, nodes: list[Item], _out: _Out) -> list[SourcedEntry]:
+def _urlset(doc: Doc, nodes: list[Item], out: _Out) -> list[SourcedEntry]:
     core = doc.core_ns
     if core not in TOLERATED_CORE_NS:
         return []
     batch: list[SourcedEntry] = []
     for node in nodes:
         if isinstance(node, tuple):
-            item = _plain_entry(node, doc.source)
+            item = _plain_entry(doc, node, out)
         elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
-            e = to_url_entry(node, core)
+            e = _node_entry(doc, node, out)
             item = None if e is None else SourcedEntry(e, doc.source, node.line)
         else:
             continue
@@ -479,11 +513,11 @@ def _run_locs(doc: Doc, nodes: list[Item], out: _Out) -> list[str]:
         if isinstance(node, LocRun):  # the loc lane hands out only runs of plain locs
             locs.extend(node.locs)
         elif isinstance(node, tuple):
-            loc = node[1].strip()
-            if node[0] and loc and _keep(doc, loc, node[5], out):
+            loc = _plain_loc(doc, node, out) if node[0] else None
+            if loc is not None and _keep(doc, loc, node[5], out):
                 add(loc)
         elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
-            e = to_url_entry(node, core)
+            e = _node_entry(doc, node, out)
             if e is not None and _keep(doc, e.loc, node.line, out):
                 add(e.loc)
     return locs
@@ -531,12 +565,12 @@ def _dated_rows(doc: Doc, nodes: list[Item], out: _Out, follow: bool) -> list[tu
     lines: list[int | None] = []
     for node in nodes:
         if isinstance(node, tuple):
-            loc = node[1].strip()
-            if node[0] and loc:
+            loc = _plain_loc(doc, node, out) if node[0] else None
+            if loc is not None:
                 rows.append((loc, (node[2] or "").strip()))
                 lines.append(node[5])
         elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
-            e = to_url_entry(node, core)
+            e = _node_entry(doc, node, out)
             if e is not None:
                 rows.append((e.loc, str(e.lastmod or "")))
                 lines.append(node.line)
