@@ -237,3 +237,35 @@ def test_a_url_without_a_usable_loc_is_said_not_dropped_silently(
         assert out.count("https://example.com/") == 2
         assert f"{path}:4: error loc-not-absolute: loc is empty; left out" in err
         assert f"{path}:5: error loc-missing: <url> has no <loc>; left out" in err
+
+
+BAD_HOSTS = ("http://a..b/", "http://.example.com/x", "http://example.com:99999/", "http://exa%41mple.com/")
+
+
+@pytest.mark.parametrize("lane", ["plain", "extended"])
+def test_a_loc_validate_calls_no_url_is_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lane: str
+) -> None:
+    """One rule for "an absolute http(s) URL" (rulebook.loc.is_absolute, the host rule of
+    urls.valid_host): ``urls`` listed ``http://a..b/`` while ``validate`` called it
+    loc-not-absolute.  Both the loc lane's runs and the per-entry paths are asked."""
+    ext = "" if lane == "plain" else "<foo:x xmlns:foo='urn:x'/>"
+    good = [f"https://example.com/{i}" for i in range(3)] + ["HTTP://Example.COM./x", "http://h:/"]
+    locs = [good[0], *BAD_HOSTS, *good[1:]]
+    body = '<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+    body += "".join(f"<url><loc>{loc}</loc>{ext}</url>\n" for loc in locs) + "</urlset>\n"
+    path = tmp_path / "s.xml"
+    path.write_text(body)
+    for fmt in ("text", "jsonl"):
+        code = main(["urls", "--format", fmt, str(path)])
+        out, err = capsys.readouterr()
+        assert code == 1
+        assert [line for line in out.splitlines() if "://" in line] == [
+            line for line in out.splitlines() if any(g in line for g in good)
+        ]
+        assert sum(g in out for g in good) == len(good)
+        for bad in BAD_HOSTS:
+            assert f'loc-not-absolute: "{bad}" is not an absolute http(s) URL; left out' in err
+    report = validate([str(path)])
+    flagged = {f.url for f in report.findings if f.code == "loc-not-absolute"}
+    assert flagged == set(BAD_HOSTS)

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Final
 
 from sitemapkit.limits import MAX_TEXT_CHARS
 from sitemapkit.read.kinds import SITEMAP_ENTRY, Kind
+from sitemapkit.rulebook.loc import is_absolute
+from sitemapkit.urls import PORT, host_name_pattern
 
 if TYPE_CHECKING:
     from sitemapkit.read.xmlnodes import Node
@@ -23,8 +25,15 @@ if TYPE_CHECKING:
 #: ``file:``, ``mailto:`` and relative paths out of what is listed as a page.
 _WEB_URL: Final = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
 _PREFIXES: Final = ("http://", "https://")
-#: a loc (after the line feed that joins it to the others) that is not an http(s) URL
-_NOT_WEB_LINE: Final = re.compile(r"\n(?!https?://)")
+#: The start of a loc any reader lane may list without asking :func:`is_absolute`: http(s),
+#: a host name without A-labels (the one host rule's pattern), an optional port, then the
+#: end of the authority.  Anything else (userinfo, IPv6, IDNA, ``a..b``, ``:99999``) is
+#: asked one loc at a time.
+PLAIN_WEB_START: Final = (
+    r"https?://" + host_name_pattern(final_dot=True, a_labels=False) + rf"(?::{PORT})?+"
+)
+#: a loc (after the line feed that joins it to the others) that does not start plainly
+_NOT_WEB_LINE: Final = re.compile(r"\n(?!" + PLAIN_WEB_START + r"(?=[/?#\n]|\Z))")
 
 
 def is_sitemap_entry(node: Node, kind: Kind, core_ns: str) -> bool:
@@ -58,8 +67,8 @@ def loc_problem(loc: str) -> tuple[str, str] | None:
             "loc-too-long",
             f'loc of {MAX_TEXT_CHARS:,} characters or more left out ("{loc[:60]}...")',
         )
-    if not is_web_url(loc):
-        return "loc-not-absolute", f'"{loc[:200]}" is not an http(s) URL; left out'
+    if not is_absolute(loc):  # the validator's rule: what it calls no URL is not listed
+        return "loc-not-absolute", f'"{loc[:200]}" is not an absolute http(s) URL; left out'
     return None
 
 

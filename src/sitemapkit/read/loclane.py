@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Final
 
 from sitemapkit.limits import MAX_TEXT_CHARS
+from sitemapkit.read.entries import PLAIN_WEB_START
 from sitemapkit.read.lanes import XML_CHARS, extension_prefixes
 from sitemapkit.read.xmlbuild import NodeBuilder
 from sitemapkit.read.xmlcore import _BLANK_GAP, _MAX_HOLD, _TEXT, _WS
@@ -27,7 +28,8 @@ _LOC_HEAD = re.compile(rb"<url>" + _WS + rb"<loc>" + _TEXT + rb"</loc>")
 #: no blank at either end and not empty, so each is its own final value
 _T_CHARS: Final = rb"(?:" + XML_CHARS + rb"|&amp;)*+"
 _T_LOC: Final = (
-    rb"(?=[hH][tT][tT][pP][sS]?://)"  # only web URLs (entries.is_web_url) come out as runs
+    # only plainly absolute web URLs (entries.PLAIN_WEB_START) come out as runs
+    rb"(?=" + PLAIN_WEB_START.encode() + rb"[/?#<])"
     rb"(?![ \t\n<])(?:[^<&\]\x00-\x08\x0b\x0c\x0e-\x1f\r\xef]++|\xef(?!\xbf[\xbe\xbf])|&amp;)*+"
     rb"(?<![ \t\n])"
 )
