@@ -20,9 +20,10 @@ from sitemapkit.urls import PORT, host_name_pattern
 if TYPE_CHECKING:
     from sitemapkit.read.xmlnodes import Node
 
-#: a web page URL as the reader takes it: http or https, then a host.  The validator's
-#: loc rules are stricter (escaping, ports, scope); this only keeps ``javascript:``,
-#: ``file:``, ``mailto:`` and relative paths out of what is listed as a page.
+#: a text sitemap's line as the reader takes it: http or https, then a host.  An XML
+#: loc is judged by the validator's own rule (:func:`loc_problem`); a text line only
+#: keeps ``javascript:``, ``file:``, ``mailto:`` and relative paths out (left: a text
+#: line with a bad host is still listed, and counted by ``validate`` as an entry).
 _WEB_URL: Final = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
 _PREFIXES: Final = ("http://", "https://")
 #: The start of a loc any reader lane may list without asking :func:`is_absolute`: http(s),
