@@ -239,7 +239,12 @@ def test_a_url_without_a_usable_loc_is_said_not_dropped_silently(
         assert f"{path}:5: error loc-missing: <url> has no <loc>; left out" in err
 
 
-BAD_HOSTS = ("http://a..b/", "http://.example.com/x", "http://example.com:99999/", "http://exa%41mple.com/")
+BAD_HOSTS = (
+    "http://a..b/",
+    "http://.example.com/x",
+    "http://example.com:99999/",
+    "http://exa%41mple.com/",
+)
 
 
 @pytest.mark.parametrize("lane", ["plain", "extended"])
