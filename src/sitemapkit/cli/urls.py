@@ -23,7 +23,7 @@ from sitemapkit.model import Finding, Severity, UrlEntry
 from sitemapkit.read.reader import SourcedEntry, iter_locs, iter_sourced
 from sitemapkit.read.walk import source_unreadable
 from sitemapkit.terminal import json_for_terminals, lines_for_people
-from sitemapkit.write.jsonmodel import plain
+from sitemapkit.write.jsonmodel import alternates_cell, plain
 
 _FIELDS = (
     "loc",
@@ -107,7 +107,7 @@ def _write_csv(items: Iterable[SourcedEntry], out: TextIO) -> int:
                 " ".join(i.loc for i in e.images),
                 len(e.videos) or "",
                 e.news.title if e.news else "",
-                " ".join(f"{a.hreflang}={a.href}" for a in e.alternates),
+                alternates_cell(e.alternates),
                 item.sitemap,
             ]
         )

@@ -338,7 +338,7 @@ def _keep(doc: Doc, loc: str, line: int | None, out: _Out) -> bool:
     return False
 
 
-def _blank(doc: Doc, line: int | None, out: _Out, *, empty: bool, what: str = "url") -> None:
+def _blank(doc: Doc, line: int | None, out: _Out, *, empty: bool) -> None:
     """An entry without a usable loc is left out and said, with ``validate``'s codes (a
     ``<url>`` dropped without a word made ``urls`` exit 0 on a file ``validate`` fails)."""
     if empty:
@@ -346,7 +346,7 @@ def _blank(doc: Doc, line: int | None, out: _Out, *, empty: bool, what: str = "u
             "loc-not-absolute", Severity.ERROR, "loc is empty; left out", doc.source, line
         )
     else:
-        message = f"<{what}> has no <loc>; left out"
+        message = "<url> has no <loc>; left out"
         finding = Finding("loc-missing", Severity.ERROR, message, doc.source, line)
     out.note(finding)
 
@@ -362,7 +362,10 @@ def _node_entry(doc: Doc, node: Node, out: _Out) -> UrlEntry | None:
 
 
 def _plain_loc(doc: Doc, node: Plain, out: _Out) -> str | None:
-    """The loc of a lean-lane ``<url>`` (it has a ``<loc>``), or None (noted) when empty."""
+    """The loc of a lean-lane ``<url>`` (it has a ``<loc>``); None for a ``<sitemap>``, or
+    (noted) when the loc is empty."""
+    if not node[0]:
+        return None
     loc = node[1].strip()
     if not loc:
         _blank(doc, node[5], out, empty=True)
@@ -371,8 +374,6 @@ def _plain_loc(doc: Doc, node: Plain, out: _Out) -> str | None:
 
 
 def _plain_entry(doc: Doc, node: Plain, out: _Out) -> SourcedEntry | None:
-    if not node[0]:
-        return None
     loc = _plain_loc(doc, node, out)
     if loc is None:
         return None
@@ -513,7 +514,7 @@ def _run_locs(doc: Doc, nodes: list[Item], out: _Out) -> list[str]:
         if isinstance(node, LocRun):  # the loc lane hands out only runs of plain locs
             locs.extend(node.locs)
         elif isinstance(node, tuple):
-            loc = _plain_loc(doc, node, out) if node[0] else None
+            loc = _plain_loc(doc, node, out)
             if loc is not None and _keep(doc, loc, node[5], out):
                 add(loc)
         elif isinstance(node, Node) and is_sitemap_entry(node, "urlset", core):
@@ -565,7 +566,7 @@ def _dated_rows(doc: Doc, nodes: list[Item], out: _Out, follow: bool) -> list[tu
     lines: list[int | None] = []
     for node in nodes:
         if isinstance(node, tuple):
-            loc = _plain_loc(doc, node, out) if node[0] else None
+            loc = _plain_loc(doc, node, out)
             if loc is not None:
                 rows.append((loc, (node[2] or "").strip()))
                 lines.append(node[5])

@@ -44,8 +44,8 @@ from typing import IO, Final, cast
 
 from sitemapkit import limits
 from sitemapkit.errors import InputError
-from sitemapkit.model import Alternate, Image, UrlEntry
-from sitemapkit.write.jsonmodel import entry_from_json
+from sitemapkit.model import Image, UrlEntry
+from sitemapkit.write.jsonmodel import alternates_from_cell, entry_from_json
 from sitemapkit.write.lines import BLOCK, Lines, LongLine
 
 FORMATS: Final = ("txt", "csv", "jsonl")
@@ -379,19 +379,13 @@ def _csv_entry(loc: str, lastmod: str | None, row: list[str], at: dict[str, int]
     def cell(column: str) -> str | None:
         return row[at[column]].strip() or None if column in at else None
 
-    alternates = []
-    for pair in (cell("alternates") or "").split():
-        hreflang, sep, href = pair.partition("=")
-        if not sep:
-            raise InputError(f'alternate "{pair}" is not hreflang=href', rule="csv-invalid")
-        alternates.append(Alternate(hreflang, href))
     return UrlEntry(
         loc,
         lastmod=lastmod,
         changefreq=cell("changefreq"),
         priority=cell("priority"),
         images=tuple(Image(src) for src in (cell("images") or "").split()),
-        alternates=tuple(alternates),
+        alternates=alternates_from_cell(cell("alternates") or ""),
     )
 
 

@@ -6,6 +6,8 @@ sitemap.js's spelling of an item (``{"url", "img", "video", "links"}``) is read 
 (:mod:`sitemapkit.write.sitemapjs`), and so is what ``sitemapkit urls --format jsonl``
 prints (images as bare locs, alternates as ``{hreflang: href}``, the ``sitemap`` a URL was
 read from): a site's sitemaps can be read, filtered and written again with no converter.
+The CSV cell of alternates that ``urls --format csv`` prints and ``build`` reads is spelled
+here too (:func:`alternates_cell`), beside the JSON one.
 """
 
 from __future__ import annotations
@@ -164,8 +166,10 @@ def entry_from_json(value: object, left_out: list[str] | None = None) -> UrlEntr
     alternates = []
     spelled = obj.get("alternates")
     if isinstance(spelled, dict):  # ``urls``' spelling: {hreflang: href}
-        spelled = [{"hreflang": k, "href": v} for k, v in spelled.items()]
-    for item in _list({"alternates": spelled}, "alternates"):
+        items: list[Any] = [{"hreflang": k, "href": v} for k, v in spelled.items()]
+    else:
+        items = _list(obj, "alternates")
+    for item in items:
         alt = _object(item, "an alternate")
         _only(alt, ("hreflang", "href"), "alternate")
         alternates.append(Alternate(_req(alt, "hreflang"), _req(alt, "href")))
@@ -242,3 +246,20 @@ def plain(value: object) -> object:
     if isinstance(value, date):
         return value.isoformat()
     return value
+
+
+def alternates_cell(alternates: Iterable[Alternate]) -> str:
+    """Alternates as one CSV cell (``hreflang=href`` separated by spaces): what
+    ``sitemapkit urls --format csv`` prints and :func:`alternates_from_cell` reads."""
+    return " ".join(f"{a.hreflang}={a.href}" for a in alternates)
+
+
+def alternates_from_cell(cell: str) -> tuple[Alternate, ...]:
+    """The alternates of a cell :func:`alternates_cell` spells; a pair without ``=`` is an error."""
+    alternates = []
+    for pair in cell.split():
+        hreflang, sep, href = pair.partition("=")
+        if not sep:
+            raise InputError(f'alternate "{pair}" is not hreflang=href', rule="csv-invalid")
+        alternates.append(Alternate(hreflang, href))
+    return tuple(alternates)
