@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import pytest
 from click.testing import CliRunner
 
-from read.test_reader_edge_suites import _body
+from read.test_reader_edge_suites import serving
 from sitemapdata.reader_http import SiteServer
 from sitemapkit.cli import cli
 
@@ -401,14 +401,8 @@ CASES: list[Case] = [
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[SiteServer]:
-    srv = SiteServer().start()
-    host = srv.url("")
-    try:
-        for path, body, headers, *_ in CASES:
-            srv.body(path, _body(body, host), headers=headers)
+    with serving(CASES) as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 def _marks(reason: str) -> list[pytest.MarkDecorator]:

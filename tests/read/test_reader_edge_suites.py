@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -169,17 +171,24 @@ def _body(body: str | bytes, host: str) -> bytes:
     return body.format(host=host).encode()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[SiteServer]:
+@contextmanager
+def serving(cases: Iterable[tuple[Any, ...]]) -> Iterator[SiteServer]:
+    """A server on 127.0.0.1 answering each case's path with its body (see :func:`_body`)
+    and headers: a case is ``(path, body, headers, ...)``."""
     srv = SiteServer().start()
-    host = srv.url("")
     try:
-        for path, body, headers, *_ in CASES:
-            srv.body(path, _body(body, host), headers=headers)
-        srv.body("/child.xml", urlset("/c").format(host=host).encode(), headers=XML)
+        for path, body, headers, *_ in cases:
+            srv.body(path, _body(body, srv.url("")), headers=headers)
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[SiteServer]:
+    with serving(CASES) as srv:
+        srv.body("/child.xml", urlset("/c").format(host=srv.url("")).encode(), headers=XML)
+        yield srv
 
 
 @pytest.mark.parametrize(

@@ -214,6 +214,18 @@ def test_json_output_escapes_what_terminals_act_on(
         json.loads(out)
 
 
+def _urls_in_each_format(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> list[tuple[int, str, str]]:
+    """``(exit code, stdout, stderr)`` of ``sitemapkit urls`` on ``path``, text then JSON Lines."""
+    runs = []
+    for fmt in ("text", "jsonl"):
+        code = main(["urls", "--format", fmt, str(path)])
+        out, err = capsys.readouterr()
+        runs.append((code, out, err))
+    return runs
+
+
 @pytest.mark.parametrize("lane", ["plain", "extended"])
 def test_a_url_without_a_usable_loc_is_said_not_dropped_silently(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], lane: str
@@ -230,9 +242,7 @@ def test_a_url_without_a_usable_loc_is_said_not_dropped_silently(
     )
     path = tmp_path / "s.xml"
     path.write_text(body)
-    for fmt in ("text", "jsonl"):
-        code = main(["urls", "--format", fmt, str(path)])
-        out, err = capsys.readouterr()
+    for code, out, err in _urls_in_each_format(path, capsys):
         assert code == 1
         assert out.count("https://example.com/") == 2
         assert f"{path}:4: error loc-not-absolute: loc is empty; left out" in err
@@ -261,9 +271,7 @@ def test_a_loc_validate_calls_no_url_is_not_listed(
     body += "".join(f"<url><loc>{loc}</loc>{ext}</url>\n" for loc in locs) + "</urlset>\n"
     path = tmp_path / "s.xml"
     path.write_text(body)
-    for fmt in ("text", "jsonl"):
-        code = main(["urls", "--format", fmt, str(path)])
-        out, err = capsys.readouterr()
+    for code, out, err in _urls_in_each_format(path, capsys):
         assert code == 1
         assert [line for line in out.splitlines() if "://" in line] == [
             line for line in out.splitlines() if any(g in line for g in good)
