@@ -282,3 +282,21 @@ def test_a_loc_validate_calls_no_url_is_not_listed(
     report = validate([str(path)])
     flagged = {f.url for f in report.findings if f.code == "loc-not-absolute"}
     assert flagged == set(BAD_HOSTS)
+
+
+def test_a_text_line_validate_calls_no_url_is_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A text sitemap's line is judged by the loc rule too: ``urls`` listed
+    ``http://a..b/`` from a .txt while ``validate`` called the line text-line-invalid."""
+    good = ["https://example.com/1", "HTTP://Example.COM./x", "http://[::1]/v6"]
+    path = _write(tmp_path, "urls.txt", "\n".join([good[0], *BAD_HOSTS, *good[1:]]) + "\n")
+    for code, out, err in _urls_in_each_format(Path(path), capsys):
+        assert code == 1
+        assert sum(g in out for g in good) == len(good)
+        assert not any(bad in out for bad in BAD_HOSTS)
+        for bad in BAD_HOSTS:
+            assert f'text-line-invalid: "{bad}" is not one absolute URL' in err
+    report = validate([path])
+    assert report.entries == len(good) == len(_read(path)[0])
+    assert {f.url for f in report.findings if f.code == "text-line-invalid"} == set(BAD_HOSTS)

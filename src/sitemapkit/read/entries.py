@@ -20,12 +20,6 @@ from sitemapkit.urls import PORT, host_name_pattern
 if TYPE_CHECKING:
     from sitemapkit.read.xmlnodes import Node
 
-#: a text sitemap's line as the reader takes it: http or https, then a host.  An XML
-#: loc is judged by the validator's own rule (:func:`loc_problem`); a text line only
-#: keeps ``javascript:``, ``file:``, ``mailto:`` and relative paths out (left: a text
-#: line with a bad host is still listed, and counted by ``validate`` as an entry).
-_WEB_URL: Final = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
-_PREFIXES: Final = ("http://", "https://")
 #: The start of a loc any reader lane may list without asking :func:`is_absolute`: http(s),
 #: a host name without A-labels (the one host rule's pattern), an optional port, then the
 #: end of the authority.  Anything else (userinfo, IPv6, IDNA, ``a..b``, ``:99999``) is
@@ -44,15 +38,14 @@ def is_sitemap_entry(node: Node, kind: Kind, core_ns: str) -> bool:
     return node.name == SITEMAP_ENTRY[kind] and node.ns == core_ns
 
 
-def is_web_url(loc: str) -> bool:
-    """True when ``loc`` is an http(s) URL with a host: something a page list may hold."""
-    return loc.startswith(_PREFIXES) or _WEB_URL.match(loc) is not None
-
-
 def text_line_url(text: str) -> str | None:
-    """The URL a text-sitemap line holds, or None when the line is not one absolute URL."""
+    """The URL a text-sitemap line holds, or None when the line is not one absolute URL.
+
+    Judged by the validator's own rule (:func:`is_absolute`), as an XML loc is: the reader
+    used to list a line like ``http://a..b/`` that ``validate`` called no URL.
+    """
     loc = text.strip()
-    if not loc or not is_web_url(loc) or any(ch.isspace() for ch in loc):
+    if not loc or any(ch.isspace() for ch in loc) or not is_absolute(loc):
         return None
     return loc
 

@@ -362,7 +362,7 @@ class EntryRules(SetRules):
         if "\ufffd" in text:
             self.emit("encoding-not-utf8", "line is not valid UTF-8", node)
         loc = text_line_url(text)  # what the reader takes: only those lines are entries
-        if loc is None or not is_absolute(loc):
+        if loc is None:
             shown = text.strip()
             self.emit(
                 "text-line-invalid", f'"{shown[:100]}" is not one absolute URL', node, shown[:200]
