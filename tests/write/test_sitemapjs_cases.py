@@ -366,13 +366,52 @@ def test_what_sitemapjs_writes(
         assert fragment in xml
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a path is not a URL: build names the line instead of resolving it against --base-url",
-)
-def test_a_path_is_resolved_against_the_hostname(tmp_path: Path) -> None:
-    code, _out, err, _folder = build(tmp_path, [{"url": "/about"}])
+def test_a_path_is_resolved_against_the_hostname(
+    tmp_path: Path, xmllint_urlset: Callable[[Path], None]
+) -> None:
+    """utils.ts ``normalizeURL``: the item's URL, its images and links resolved against
+    ``hostname`` (here ``--base-url``); an absolute URL is kept."""
+    item = {
+        "url": "/about",
+        "img": ["/a.png", {"url": "img/b.png"}],
+        "links": [{"lang": "en", "url": "/about"}, {"lang": "fr", "url": "/fr/about"}],
+        "video": [
+            {"thumbnail_loc": "/t.jpg", "title": "t", "description": "d", "content_loc": "v.mp4"}
+        ],
+    }
+    other = {"url": "/fr/about", "links": item["links"]}
+    code, _out, err, folder = build(tmp_path, [item, other, {"url": BASE + "abs?x=1"}])
     assert code == 0, err
+    xmllint_urlset(folder / "sitemap.xml")
+    # (pages with alternates are placed once their reciprocity is known: last)
+    assert sorted(map(str, texts(folder / "sitemap.xml", "s:loc"))) == [
+        BASE + "about",
+        BASE + "abs?x=1",
+        BASE + "fr/about",
+    ]
+    assert texts(folder / "sitemap.xml", "image:loc") == [BASE + "a.png", BASE + "img/b.png"]
+    assert texts(folder / "sitemap.xml", "video:thumbnail_loc") == [BASE + "t.jpg"]
+    assert texts(folder / "sitemap.xml", "video:content_loc") == [BASE + "v.mp4"]
+    xml = (folder / "sitemap.xml").read_text(encoding="utf-8")
+    assert f'hreflang="fr" href="{BASE}fr/about"' in xml
+
+
+def test_a_path_without_a_base_url_is_named(tmp_path: Path) -> None:
+    source = tmp_path / "urls.txt"
+    source.write_text("https://example.com/a\n/about\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", str(source), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert f'{source}:2: "/about" is a relative URL: give --base-url' in result.stderr
+    assert not (tmp_path / "out" / "sitemap.xml").exists()
+
+
+def test_a_resolved_path_keeps_the_folder_rule(tmp_path: Path) -> None:
+    """``/about`` against a base in ``/blog/`` is outside the folder the sitemap may list."""
+    code, _out, err, _folder = build(
+        tmp_path, [{"url": "post"}, {"url": "/about"}], "--base-url", BASE + "blog/"
+    )
+    assert code == 1
+    assert "loc-outside-directory" in err or "outside" in err
 
 
 @pytest.mark.parametrize(

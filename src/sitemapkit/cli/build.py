@@ -143,7 +143,11 @@ def _result_json(result: WriteResult) -> dict[str, Any]:
     type=OUT_FOLDER,
     help="Output folder (created if missing).",
 )
-@click.option("--base-url", help="URL the files will be served from, e.g. https://example.com/.")
+@click.option(
+    "--base-url",
+    help="URL the files will be served from, e.g. https://example.com/; "
+    "relative URLs of INPUT are resolved against it.",
+)
 @click.option("--gzip", "use_gzip", is_flag=True, help="Write .xml.gz files (limits on raw bytes).")
 @click.option("--text", "use_text", is_flag=True, help="Write text sitemaps (one URL per line).")
 @click.option(

@@ -51,6 +51,7 @@ from sitemapkit.rulebook.hreflang import Pairs, set_failures
 from sitemapkit.urls import NOT_PLAIN_PATH, PLAIN_URI, Scope, not_plain_uri
 from sitemapkit.write import render
 from sitemapkit.write.publish import publish_set
+from sitemapkit.write.relative import absolute_entry, is_relative
 
 #: A bare URL's line is these plus the URL (:func:`render.url_line` without lastmod).
 _URL_OPEN, _URL_CLOSE = render.url_line("\0", None).split("\0")
@@ -429,6 +430,14 @@ class SitemapSetWriter:
             raise PublishError("this writer was already committed or aborted")
         if not isinstance(entry, UrlEntry):
             entry = _as_entry(entry)
+        if self._dir_url is not None:
+            entry = absolute_entry(entry, self._dir_url)
+        elif isinstance(entry.loc, str) and is_relative(entry.loc):
+            raise InputError(
+                f'"{entry.loc[:200]}" is a relative URL: give --base-url to resolve it against',
+                rule="loc-not-absolute",
+                value=entry.loc,
+            )
         loc = entry.loc
         if PLAIN_URI(loc) is not None and len(loc) < limits.MAX_LOC_LENGTH:
             uri, dropped = loc, 0
