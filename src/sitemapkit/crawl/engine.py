@@ -796,7 +796,8 @@ class Crawler:
             out.reason = "too-large"
             out.detail = f"body larger than {self.config.max_body} bytes"
         elif facts.meta_refresh is not None and self._key(facts.meta_refresh) != item.url:
-            # An instant meta refresh is a redirect to search engines: the target counts.
+            # A meta refresh to another URL is a redirect to search engines (Google: an
+            # instant one permanent, a delayed one temporary): the target counts, not this.
             out.reason = "redirect"
             out.redirect_to = facts.meta_refresh
         elif facts.noindex:
