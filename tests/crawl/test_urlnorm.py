@@ -286,3 +286,48 @@ def test_link_resolver_forgets_when_full(monkeypatch: pytest.MonkeyPatch) -> Non
         assert page(f"p{i}.html") == f"http://example.com/a/p{i}.html"
         assert len(resolver._seen) <= 4
     assert resolver.for_base(None)("HTTP://Example.com/x") == "http://example.com/x"
+
+
+_plain_hosts = st.sampled_from(
+    [
+        *("example.com", "127.0.0.1", "127.0.0.01", "0.0.0.0", "256.1.1.1", "1.2.3", "ex.123"),
+        *("xn--bcher-kva.example", "x.example", "a-b.c9", "x" * 63 + ".com", "xn--zz.example"),
+    ]
+)
+_plain_ports = st.one_of(
+    st.just(""),
+    st.sampled_from([":80", ":443", ":8080", ":65535", ":65536", ":99999", ":1"]),
+    st.integers(1, 99999).map(lambda n: f":{n}"),
+)
+_plain_paths = st.lists(st.sampled_from(["a", ".", "..", "(S(x))", "b.html", "", "~u"]), max_size=5)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["http", "https"]),
+    _plain_hosts,
+    _plain_ports,
+    _plain_paths,
+    st.sampled_from(["", "?b=2&a=1", "?utm_source=x", "?a=1;b"]),
+)
+def test_plain_lane_equals_the_general_path(
+    scheme: str, host: str, port: str, segments: list[str], query: str
+) -> None:
+    """The plain lane (ports included) answers what the general path answers, or defers."""
+    url = f"{scheme}://{host}{port}" + "".join("/" + s for s in segments) + query
+    for policy in (QueryPolicy(), QueryPolicy(order="keep")):
+        plain = urlnorm._normalize_plain(url, policy)
+        if plain is not None:
+            assert plain == urlnorm._normalize_any(url, policy), url
+
+
+def test_local_server_links_take_the_plain_lane() -> None:
+    assert urlnorm._normalize_plain("http://127.0.0.1:8765/a/../b", QueryPolicy()) == (
+        "http://127.0.0.1:8765/b"
+    )
+    assert urlnorm._normalize_plain("http://localhost:80/", QueryPolicy()) == "http://localhost/"
+    assert urlnorm._normalize_plain("https://example.com:443", QueryPolicy()) == (
+        "https://example.com/"
+    )
+    assert urlnorm._normalize_plain("http://example.com:99999/", QueryPolicy()) is None
+    assert normalize("http://example.com:99999/") is None
