@@ -97,11 +97,11 @@ _ENCODINGS: Final[dict[str, str]] = {
     "utf-16-be": "unicodefffe utf-16be",
     "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
 }
-#: WHATWG label (lower case) -> Python codec name.
+#: WHATWG label (lower case) -> Python codec name.  The names are written as
+#: ``codecs.lookup(name).name`` spells them (a test holds every one), not looked up here:
+#: that imported some forty codec modules, CJK tables included, into every crawl.
 LABELS: Final[dict[str, str]] = {
-    label: codecs.lookup(codec).name
-    for codec, names in _ENCODINGS.items()
-    for label in names.split()
+    label: codec for codec, names in _ENCODINGS.items() for label in names.split()
 }
 _BOMS: Final = (
     (codecs.BOM_UTF8, "utf-8"),
