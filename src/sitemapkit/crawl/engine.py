@@ -19,7 +19,10 @@ Shape, and why:
   recorded, scope- and robots-checked, and loops and long chains are caught.
   The final URL is the one that can enter the sitemap; the 3xx sources are in
   the inventory with reason ``redirect``.  A chain is judged as a whole (one
-  rule, :func:`~sitemapkit.crawl.traps.redirect_problem`).
+  rule, :func:`~sitemapkit.crawl.traps.redirect_problem`), so each hop it claims
+  is stored with its chain, in the same batch: a crawl killed between two hops
+  goes on with that chain when the hop is taken up again (``--resume``, or
+  another worker of a fleet), and every hop ends as an unkilled crawl leaves it.
 * **Every URL ends with a decision** (the ``reason`` column): the sitemap is
   the set of pages without one.
 """
@@ -615,6 +618,9 @@ class Crawler:
             if not response.is_redirect:
                 await self._pass_on(current, response)
                 return
+            if current is item:
+                # A hop whose process died waiting for it: its chain goes on, from the store.
+                chain = [*self.store.chain_before(item.id), item]
             target = normalize(response.location or "", policy=self.spell_policy)
             status = int(response.status or 0)
             first = chain[0]
@@ -660,6 +666,8 @@ class Crawler:
             nxt = self.store.claim_url(key, current.depth, current.id, loc)
             if nxt is None:  # pragma: no cover - looked up just above, same thread
                 return
+            # In the claim's batch: whoever takes this hop up again goes on with this chain.
+            self.store.add_chain_hop(nxt.id, first.id, len(chain))
             self._link(current.id, [(nxt.id, False, "redirect")])
             self._checkpoint()
             if not await self._polite.allowed(target):
@@ -675,7 +683,8 @@ class Crawler:
 
         The last hop keeps its own answer (status, where it went); the hops before it
         keep what their fetch recorded and take the chain's reason.  The detail names
-        the chain from its first hop (the loop's path, or where the long chain began).
+        the chain from its first hop (the loop's path, or where the long chain began),
+        so a chain taken up again after a kill reads as an unkilled one does.
         """
         if problem == "redirect-loop":
             detail = " -> ".join([*(c.spelling for c in chain), target])
