@@ -93,6 +93,37 @@ def test_a_redirect_target_is_claimed_only_once(store: CrawlStore) -> None:
     assert store.fate(first.id) == Fate(UrlState.CLAIMED, None, None)
 
 
+def test_a_redirect_chain_is_taken_up_again_from_the_store(spec: str) -> None:
+    """What a crawl killed between two hops leaves is enough to go on with the chain."""
+    store = open_store(spec)
+    try:
+        store.start_run(1.0)
+        store.add_urls([NewUrl("http://a/r0", 1, None)])
+        (start,) = store.claim(1)
+        hops = [start]
+        for n in range(1, 4):
+            hop = store.claim_url(f"http://a/r{n}", 1, hops[-1].id, f"http://a/R{n}")
+            assert hop is not None
+            store.add_chain_hop(hop.id, start.id, n)
+            hops.append(hop)
+        assert store.chain_before(start.id) == []  # the chain's start came from the queue
+        store.commit()
+    finally:
+        store.close()  # as a killed crawl leaves it: the last hop claimed, with its chain
+    store = open_store(spec, mode="resume")
+    try:
+        store.release_claims()
+        ahead = store.chain_before(hops[3].id)
+        assert [(c.id, c.url, c.spelling) for c in ahead] == [
+            (c.id, c.url, c.spelling) for c in hops[:3]
+        ]
+        assert [c.url for c in store.chain_before(hops[1].id)] == ["http://a/r0"]
+        store.start_run(2.0)  # a new run follows its chains afresh
+        assert store.chain_before(hops[3].id) == []
+    finally:
+        store.close()
+
+
 def test_counts_track_the_states(store: CrawlStore) -> None:
     store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(5)])
     store.add_urls([NewUrl("http://a/held", 1, None, UrlState.HELD, "nofollow-only")])

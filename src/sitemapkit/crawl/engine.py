@@ -18,7 +18,11 @@ Shape, and why:
 * **Redirects are followed by the worker itself**, hop by hop, so each hop is
   recorded, scope- and robots-checked, and loops and long chains are caught.
   The final URL is the one that can enter the sitemap; the 3xx sources are in
-  the inventory with reason ``redirect``.
+  the inventory with reason ``redirect``.  A chain is judged as a whole (one
+  rule, :func:`~sitemapkit.crawl.traps.redirect_problem`), so each hop it claims
+  is stored with its chain, in the same batch: a crawl killed between two hops
+  goes on with that chain when the hop is taken up again (``--resume``, or
+  another worker of a fleet), and every hop ends as an unkilled crawl leaves it.
 * **Every URL ends with a decision** (the ``reason`` column): the sitemap is
   the set of pages without one.
 """
@@ -42,7 +46,7 @@ from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness
-from sitemapkit.crawl.traps import TrapGuard, TrapLimits
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits, redirect_problem
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
@@ -614,9 +618,13 @@ class Crawler:
             if not response.is_redirect:
                 await self._pass_on(current, response)
                 return
+            if current is item:
+                # A hop whose process died waiting for it: its chain goes on, from the store.
+                chain = [*self.store.chain_before(item.id), item]
             target = normalize(response.location or "", policy=self.spell_policy)
             status = int(response.status or 0)
-            self.store.add_redirect(item.id, len(chain), target or str(response.location), status)
+            first = chain[0]
+            self.store.add_redirect(first.id, len(chain), target or str(response.location), status)
             outcome = Outcome(
                 status=status,
                 reason="redirect",
@@ -635,32 +643,9 @@ class Crawler:
                 # commits whole), so a resume never judges the site's own pages out of scope.
                 self.store.set_meta("scope_origins", " ".join(self.scope.origins))
             key = self._key(target)
-            if any(c.url == key for c in chain):
-                for c in chain:
-                    loop = Outcome(
-                        status=outcome.status if c is current else None,
-                        reason="redirect-loop",
-                        redirect_to=target if c is current else None,
-                        detail=" -> ".join([*(x.spelling for x in chain), target]),
-                        fetched_at=outcome.fetched_at,
-                    )
-                    self._finish(c, loop, keep_status=c is not current)
-                return
-            if len(chain) > MAX_REDIRECTS:
-                # Too long: every hop is marked, the chain's start first in the inventory.
-                detail = f"more than {MAX_REDIRECTS} redirects from {item.spelling}"
-                for c in chain:
-                    self._finish(
-                        c,
-                        Outcome(
-                            status=outcome.status if c is current else None,
-                            reason="redirect-chain",
-                            redirect_to=target if c is current else None,
-                            detail=detail,
-                            fetched_at=outcome.fetched_at,
-                        ),
-                        keep_status=c is not current,
-                    )
+            problem = redirect_problem([*(c.url for c in chain), key], MAX_REDIRECTS)
+            if problem is not None:
+                self._judge_chain(chain, problem, outcome, target)
                 return
             self._finish(current, outcome)
             known = self.store.lookup([key]).get(key)
@@ -681,6 +666,8 @@ class Crawler:
             nxt = self.store.claim_url(key, current.depth, current.id, loc)
             if nxt is None:  # pragma: no cover - looked up just above, same thread
                 return
+            # In the claim's batch: whoever takes this hop up again goes on with this chain.
+            self.store.add_chain_hop(nxt.id, first.id, len(chain))
             self._link(current.id, [(nxt.id, False, "redirect")])
             self._checkpoint()
             if not await self._polite.allowed(target):
@@ -688,6 +675,31 @@ class Crawler:
                 return
             chain.append(nxt)
             current = nxt
+
+    def _judge_chain(
+        self, chain: Sequence[Claimed], problem: str, last: Outcome, target: str
+    ) -> None:
+        """Mark every hop of a chain :func:`redirect_problem` judged (a loop, too long).
+
+        The last hop keeps its own answer (status, where it went); the hops before it
+        keep what their fetch recorded and take the chain's reason.  The detail names
+        the chain from its first hop (the loop's path, or where the long chain began),
+        so a chain taken up again after a kill reads as an unkilled one does.
+        """
+        if problem == "redirect-loop":
+            detail = " -> ".join([*(c.spelling for c in chain), target])
+        else:
+            detail = f"more than {MAX_REDIRECTS} redirects from {chain[0].spelling}"
+        current = chain[-1]
+        for c in chain:
+            hop = Outcome(
+                status=last.status if c is current else None,
+                reason=problem,
+                redirect_to=target if c is current else None,
+                detail=detail,
+                fetched_at=last.fetched_at,
+            )
+            self._finish(c, hop, keep_status=c is not current)
 
     async def _blocked(self, item: Claimed) -> None:
         detail = await self._polite.refusal(item.spelling)

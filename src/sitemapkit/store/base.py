@@ -454,6 +454,22 @@ class CrawlStore(Protocol):
 
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None: ...
 
+    def add_chain_hop(self, url_id: int, start_id: int, hop: int) -> None:
+        """Record that the redirect chain from ``start_id`` claimed ``url_id`` as hop ``hop``.
+
+        Written in the batch that claims the hop (1: the first redirect's target), so the
+        chain can be taken up again from the store alone (:meth:`chain_before`).
+        """
+        ...
+
+    def chain_before(self, url_id: int) -> list[Claimed]:
+        """The hops a redirect chain followed before it claimed ``url_id``, first hop first.
+
+        Empty when ``url_id`` was not claimed by a chain in this run.  A hop found
+        again in the queue (its process died waiting for it) goes on with its chain.
+        """
+        ...
+
     def release_claims(self) -> int:
         """Put every ``CLAIMED`` URL back in the queue (resume after a crash)."""
         ...

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import Alternate, PageRecord
-from sitemapkit.store import crawl_reads, run_end
+from sitemapkit.store import chain_sql, crawl_reads, run_end
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -802,6 +802,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     @_writes
     def start_run(self, started_at: float) -> int:
         self._write(lambda c: c.execute("UPDATE urls SET state = 4 WHERE state = 2"))
+        self._write(lambda c: c.execute(chain_sql.FORGET))
         row = (
             self._now()
             .execute(
@@ -908,6 +909,16 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             )
 
         self._write(step)
+
+    @_writes
+    def add_chain_hop(self, url_id: int, start_id: int, hop: int) -> None:
+        self._write(lambda c: Qmark(c).execute(chain_sql.ADD, (url_id, start_id, hop)))
+
+    @_reads
+    def chain_before(self, url_id: int) -> list[Claimed]:
+        """One round trip, behind the writes sent (asked once per chain a crawl follows)."""
+        sql = chain_sql.BEFORE.replace("?", "%s")
+        return chain_sql.hops(self._ask(sql, chain_sql.before_args(url_id)))
 
     # -- reading ------------------------------------------------------------------
     @_reads

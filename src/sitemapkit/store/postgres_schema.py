@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError
+from sitemapkit.store.chain_sql import PG_SCHEMA as PG_CHAIN_SCHEMA
 from sitemapkit.store.postgres_fleet import FLEET_SCHEMA
 
 if TYPE_CHECKING:
@@ -178,6 +179,9 @@ MIGRATIONS: tuple[str, ...] = (
     # 3: the fleet (issue 13, ``sitemapkit worker``; SQLite migration 13): URLs by host,
     # the live workers, host slots, the fleet's robots.txt and trap counters.
     FLEET_SCHEMA,
+    # 4: the redirect chains being followed (issue 13; SQLite migration 15): a crawl killed
+    # between two hops takes its chain up again from the store.
+    PG_CHAIN_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

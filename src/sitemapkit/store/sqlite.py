@@ -32,7 +32,7 @@ from typing import ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
-from sitemapkit.store import crawl_reads
+from sitemapkit.store import chain_sql, crawl_reads
 from sitemapkit.store.base import (
     Claimed,
     Explanation,
@@ -204,6 +204,10 @@ _MIGRATIONS: tuple[str, ...] = (
     """
     DROP INDEX IF EXISTS links_from;
     """,
+    # 15: the redirect chains being followed (issue 13): a crawl killed between two hops
+    # takes its chain up again from the store (``chain_before``), not from the hop it
+    # was waiting for.  Emptied when a run starts.
+    chain_sql.SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 #: The index of links by the page they are on: what a later run's re-fetch of a page
@@ -562,6 +566,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     def start_run(self, started_at: float) -> int:
         conn = self._begin()
         conn.execute("UPDATE urls SET state = 4 WHERE state = 2")
+        conn.execute(chain_sql.FORGET)
         cur = conn.execute(
             "INSERT INTO runs(started_at, state) VALUES (?, 'running')", (started_at,)
         )
@@ -674,6 +679,14 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             "INSERT INTO redirects(from_id, hop, to_url, status) VALUES (?, ?, ?, ?)",
             (from_id, hop, to_url, status),
         )
+
+    @_writes
+    def add_chain_hop(self, url_id: int, start_id: int, hop: int) -> None:
+        self._begin().execute(chain_sql.ADD, (url_id, start_id, hop))
+
+    @_reads
+    def chain_before(self, url_id: int) -> list[Claimed]:
+        return chain_sql.hops(self._conn.execute(chain_sql.BEFORE, chain_sql.before_args(url_id)))
 
     # -- reading ------------------------------------------------------------------
     @_reads
