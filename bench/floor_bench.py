@@ -10,11 +10,15 @@ by side on the same nginx (crawl_bench.py's sites and config), alternating run b
   no judgement, no store, no sitemap): the cost of Python and the parser alone;
 * ``floor+text``: the same, plus each page's visible text collapsed (what a content
   fingerprint needs);
+* ``lean`` and ``lean+text``: ``peers/lean_crawl.py``, the floor without the two costs a
+  Python crawler can avoid (a raw keep-alive socket instead of ``http.client``, each
+  ``(folder, href)`` joined once): the least any crawler on this parser pays per page;
 * ``wget --spider -r`` as crawl_bench.py runs it.
 
 It prints each one's pages, median wall and CPU seconds, and the ratios: the floor
-against wget says whether a target is reachable by any Python crawler on this parser;
-ours against the floor says what our features cost.
+and the lean crawler against wget say whether a target is reachable by a Python crawler
+on this parser that does nothing else; ours against them says what a sitemap crawler's
+duties (normalisation, judgement, store, fingerprint, link graph, outputs) cost.
 """
 
 from __future__ import annotations
@@ -45,23 +49,28 @@ RATIOS = {
         ("ours w=1", "wget", 1.0),
         ("floor", "wget", None),
         ("floor+text", "wget", None),
-        ("ours w=1", "floor", None),
+        ("lean", "wget", None),
+        ("lean+text", "wget", None),
+        ("ours w=1", "lean+text", None),
     ],
     "openjdk-17-doc": [
         ("ours w=1", "wget", 3.0),
         ("floor", "wget", None),
         ("floor+text", "wget", None),
-        ("ours w=1", "floor", None),
+        ("lean", "wget", None),
+        ("lean+text", "wget", None),
+        ("ours w=1", "lean+text", None),
     ],
 }
 
 
-def floor_once(d: Path, url: str, name: str, text: bool) -> Attempt:
-    out = d / f"floor{'-text' if text else ''}.txt"
+def floor_once(d: Path, url: str, name: str, text: bool, script: str = "floor") -> Attempt:
+    """One run of ``peers/{script}_crawl.py`` (``floor`` or ``lean``) on our interpreter."""
+    out = d / f"{script}{'-text' if text else ''}.txt"
     out.unlink(missing_ok=True)
     python = c.our_cli().parent / "python"  # our venv: selectolax is our own parser
-    cmd = [str(python), str(c.BENCH_DIR / "peers" / "floor_crawl.py"), url, str(out)]
-    label = f"floor{'+text' if text else ''} {name}"
+    cmd = [str(python), str(c.BENCH_DIR / "peers" / f"{script}_crawl.py"), url, str(out)]
+    label = f"{script}{'+text' if text else ''} {name}"
     m = c.run_measured(label, cmd + (["--text"] if text else []), cwd=d, timeout=3600)
     return m, list_pages(out)
 
@@ -118,6 +127,8 @@ def main() -> int:
                 runs.setdefault("ours w=1", []).append(ours_once(d, url, name, 1))
                 runs.setdefault("floor", []).append(floor_once(d, url, name, False))
                 runs.setdefault("floor+text", []).append(floor_once(d, url, name, True))
+                runs.setdefault("lean", []).append(floor_once(d, url, name, False, "lean"))
+                runs.setdefault("lean+text", []).append(floor_once(d, url, name, True, "lean"))
                 runs.setdefault("wget", []).append(wget_once(d, url, name))
             per_site[name] = {
                 who: median_of(len(tries), iter(tries).__next__) for who, tries in runs.items()
