@@ -57,3 +57,34 @@ def test_history_of_a_file_that_is_no_crawl_is_a_usage_error(
     other.write_text("no")
     assert main(["history", "--db", str(other)]) == 2
     assert "not a sitemapkit crawl database" in capsys.readouterr().err
+
+
+def test_history_says_when_a_process_of_a_run_never_closed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process killed mid-run stored its figures up to its last commit: the table shows
+    them and a note says the rest is not known, rather than figures that look whole."""
+    from sitemapkit.store import open_store
+    from sitemapkit.store.base import RunFigures
+
+    db = tmp_path / "site.sqlite"
+    killed = open_store(db, mode="new")
+    killed.start_run(1_700_000_000.0)
+    killed.add_figures(RunFigures(pages=4, bytes=400))
+    killed.commit()
+    killed.close()  # no end_session: as SIGKILL leaves it
+    last = open_store(db)
+    last.add_figures(RunFigures(pages=6, not_modified=2, bytes=600))
+    last.end_session()
+    last.end_run("finished", 1_700_000_010.0)
+    last.close()
+    assert main(["history", "--db", str(db), "--format", "json"]) == 0
+    [run] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert (run["pages"], run["not_modified"], run["bytes"], run["unended"]) == (10, 2, 1000, 1)
+    assert main(["history", "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[-4:] == ["10", "2", "0", "1,000"]
+    assert lines[2:] == [
+        "run 1: 1 process stopped without closing (killed?): its figures count up to its "
+        "last commit; what it fetched after that is not known"
+    ]

@@ -421,7 +421,8 @@ def test_runs_their_figures_and_the_notes_pages_carry(store: CrawlStore) -> None
     notes = (("links-capped", "500 links kept of 900"),)
     for url in ("http://a/2", "http://a/1"):
         store.finish(ids[url][0], Outcome(status=200, indexable=True, notes=notes))
-    store.end_run("stopped:max-pages", 1_700_000_600.0, RunFigures(pages=2, bytes=300))
+    store.add_figures(RunFigures(pages=2, bytes=300))
+    store.end_run("stopped:max-pages", 1_700_000_600.0)
     store.commit()
     assert store.run_started() == 1_700_000_500.0
     (one, two) = store.runs()
@@ -444,6 +445,42 @@ def test_runs_their_figures_and_the_notes_pages_carry(store: CrawlStore) -> None
         ("http://a/2", "500 links kept of 900"),
         ("http://a/1", "500 links kept of 900"),
     ]
+
+
+def test_a_runs_figures_are_its_sessions_each_written_with_its_commit(spec: str) -> None:
+    """Each process adds its own figures with the commit that stores its pages: a process
+    that ends before the run (or dies) keeps its part; one that never closed is counted."""
+    from sitemapkit.store.base import RunFigures
+
+    first = open_store(spec, mode="new")
+    try:
+        first.start_run(1_700_000_000.0)
+        first.add_figures(RunFigures(pages=2, not_modified=1, bytes=100))
+        first.commit()
+        first.add_figures(RunFigures(pages=5))
+        first.rollback()  # figures go with the batch they came in
+        first.add_figures(RunFigures(pages=1, bytes=10))
+        first.end_session()
+        first.commit()
+    finally:
+        first.close()
+    second = open_store(spec)
+    try:
+        second.add_figures(RunFigures(pages=3, bytes=30))
+        second.commit()
+    finally:
+        second.close()  # as a killed process leaves it: never said it ended
+    third = open_store(spec)
+    try:
+        (run,) = third.runs()
+        assert (run.state, run.pages, run.not_modified, run.bytes) == ("running", 6, 1, 140)
+        assert run.unended == 1
+        third.end_run("finished", 1_700_000_100.0)
+        third.commit()
+        (run,) = third.runs()
+        assert (run.state, run.pages, run.unended) == ("finished", 6, 1)
+    finally:
+        third.close()
 
 
 def test_two_history_streams_read_side_by_side(store: CrawlStore) -> None:

@@ -34,3 +34,33 @@ def test_a_schema_4_crawl_becomes_run_1(tmp_path: Path, monkeypatch: pytest.Monk
         assert [row.url for row in store.sitemap_rows()] == ["http://x.test/"]
     finally:
         store.close()
+
+
+def test_a_runs_figures_from_before_sessions_become_one_closed_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Schema 15 wrote a run's figures in its row; they become its only session's."""
+    path = tmp_path / "old.sqlite"
+    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", 15)
+    conn = sqlite_store._connect(path, readonly=False)
+    sqlite_store._migrate(conn, str(path))
+    conn.executescript(
+        "INSERT INTO runs(started_at, ended_at, state, pages, not_modified, changed, bytes) "
+        "VALUES (1700000000, 1700000100, 'finished', 7, 2, 5, 9000), "
+        "(1700000200, NULL, 'running', NULL, NULL, NULL, NULL);"
+    )
+    conn.close()
+    monkeypatch.undo()
+    store = SqliteStore(path, mode="read")
+    try:
+        one, two = store.runs()
+        assert (one.pages, one.not_modified, one.changed, one.bytes, one.unended) == (
+            7,
+            2,
+            5,
+            9000,
+            0,
+        )
+        assert (two.pages, two.bytes, two.unended) == (None, None, 0)
+    finally:
+        store.close()

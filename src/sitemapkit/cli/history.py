@@ -6,6 +6,13 @@ unchanged (``304``), how many pages' content changed in it (the fingerprint
 first seen in that run) and the body bytes it downloaded: the figures that show
 what a re-crawl saved.  The store is read without its lock, so it may be asked
 while a crawl runs.
+
+A run's figures are the sum of what each of its processes stored (a crawl, its
+resumptions, every fleet worker), written with the pages they count.  A process
+killed mid-run stored its figures up to its last commit; what it fetched after
+that is not known (those URLs went back to the queue and were fetched again), so
+such a run gets a note under the table, and ``unended`` in JSON, instead of figures
+that look complete.
 """
 
 from __future__ import annotations
@@ -61,7 +68,19 @@ def run_json(run: RunRow) -> dict[str, object]:
         "not_modified": run.not_modified,
         "changed": run.changed,
         "bytes": run.bytes,
+        "unended": run.unended,
     }
+
+
+def unended_note(run: RunRow) -> str | None:
+    """The line that says a run's figures miss what a killed process fetched (None: none)."""
+    if run.unended == 0 or run.state == "running":
+        return None  # while it runs, its processes are still adding theirs
+    who = "1 process" if run.unended == 1 else f"{run.unended:,} processes"
+    return (
+        f"run {run.id}: {who} stopped without closing (killed?): its figures count up to "
+        "its last commit; what it fetched after that is not known"
+    )
 
 
 @click.command("history")
@@ -98,4 +117,8 @@ def history(ctx: click.Context, db: DbSpec, fmt: str) -> None:
             for i, (cell, w) in enumerate(zip(row, widths, strict=True))
         ]
         click.echo("  ".join(cells).rstrip())
+    for run in runs:
+        note = unended_note(run)
+        if note is not None:
+            click.echo(note)
     ctx.exit(ExitStatus.OK)

@@ -450,13 +450,12 @@ class Crawler:
                 state = "finished" if self._stop_reason is None else f"stopped:{self._stop_reason}"
             else:
                 state = "interrupted"
+            store.end_session()  # this process's figures are in: it did not die mid-run
             if self._ends_run(state):
                 ended = time.time()
                 store.set_meta("state", state)
                 store.set_meta("ended_at", str(ended))
-                stats = self.stats
-                figures = RunFigures(stats.pages, stats.not_modified, stats.bytes)
-                store.end_run(state, ended, figures)
+                store.end_run(state, ended)
             store.commit()
         except StoreError:
             store.rollback()
@@ -748,19 +747,36 @@ class Crawler:
         self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
 
     async def _page(self, item: Claimed, response: Response) -> None:
+        """Judge and store a fetched page, then count it (see :meth:`_count`)."""
+        self._count(await self._store_page(item, response))
+
+    def _count(self, figures: RunFigures) -> None:
+        """A page is stored: its figures go to this process's stats and its run's session.
+
+        Counted after the page's writes, with no wait between: the session's figures
+        reach the store in the commit that stores the page, never before (a process
+        killed meanwhile would count a page another process fetches again) nor without.
+        """
+        stats = self.stats
+        stats.pages += figures.pages
+        stats.not_modified += figures.not_modified
+        stats.bytes += figures.bytes
+        self.store.add_figures(figures)
+
+    async def _store_page(self, item: Claimed, response: Response) -> RunFigures:
+        """Judge a fetched page and write its fate; what it adds to the run's figures."""
         now = time.time()
-        self.stats.pages += 1
         if response.error is not None:
             self.stats.errors += 1
             self._finish(
                 item, Outcome(reason=response.error, detail=response.error_detail, fetched_at=now)
             )
-            return
+            return RunFigures(pages=1)
         status = int(response.status or 0)
-        self.stats.bytes += len(response.body)
+        figures = RunFigures(pages=1, bytes=len(response.body))
         if status == 304 and (item.etag or item.last_modified):
             self._not_modified(item, now)
-            return
+            return RunFigures(pages=1, not_modified=1, bytes=figures.bytes)
         out = Outcome(
             status=status,
             content_type=response.content_type,
@@ -772,12 +788,12 @@ class Crawler:
                 self.stats.errors += 1
             out.reason = f"http-{status}"
             self._finish(item, out)
-            return
+            return figures
         mime = response.content_type
         if mime not in HTML_TYPES and not (mime is None and _looks_like_html(response.body)):
             out.reason = "not-html"
             self._finish(item, out)
-            return
+            return figures
         judge = self._render_later and not response.truncated  # --render auto: a browser yet?
         try:
             facts, scripted = await self.parser.parse(
@@ -786,7 +802,7 @@ class Crawler:
         except ParseFailed as exc:
             out.reason, out.detail = "parse-failed", str(exc)
             self._finish(item, out)
-            return
+            return figures
         rendered = None
         if scripted and self._render_later:
             self._render_later = False
@@ -836,6 +852,7 @@ class Crawler:
             self.stats.in_sitemap += 1
         if self._follow_links:
             self._discover(item, facts)
+        return figures
 
     def _lastmod(
         self, item: Claimed, facts: PageFacts
@@ -868,7 +885,6 @@ class Crawler:
 
     def _not_modified(self, item: Claimed, now: float) -> None:
         """A ``304``: keep what the last fetch learnt, and walk on through its stored links."""
-        self.stats.not_modified += 1
         indexable = self.store.unchanged(item.id, now)
         if item.id == self._start_id:
             fate = self.store.fate(item.id)

@@ -68,11 +68,21 @@ class RunRow:
     #: before change records; only the last such run's end state is known, see
     #: :class:`UrlFacts`).
     tracked: bool = True
+    #: Sessions (processes) of this run that wrote figures and never closed: killed, or
+    #: still running.  Their figures count up to their last commit; what they fetched
+    #: after it was not stored (its URLs went back to the queue and were fetched again).
+    unended: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class RunFigures:
-    """What one session of a run did (a resumed run adds its sessions up)."""
+    """What one session of a run did (a run's figures are its sessions' added up).
+
+    A session is one process's part of a run: a crawl, each resumption of it, each
+    fleet worker.  Each adds its pages' figures to its own row with the commit that
+    stores those pages (:meth:`CrawlStore.add_figures`), so what a session did is in
+    the store as far as its pages are, however it ended.
+    """
 
     pages: int = 0
     not_modified: int = 0
@@ -401,7 +411,26 @@ class CrawlStore(Protocol):
         """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id."""
         ...
 
-    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
+    def add_figures(self, figures: RunFigures) -> None:
+        """Add a page's figures to this session's part of the current run.
+
+        Written with the next commit, in the same transaction as the page's own
+        writes: a session killed between commits leaves exactly the figures of the
+        pages it stored (the others go back to the queue and are counted by whoever
+        fetches them again).  One row per session, so a fleet's workers never wait
+        for each other's figures.
+        """
+        ...
+
+    def end_session(self) -> None:
+        """This session closes (written with the next commit): it did not die mid-run.
+
+        A session that wrote figures and never closed is counted in
+        :attr:`RunRow.unended`.
+        """
+        ...
+
+    def end_run(self, state: str, ended_at: float) -> None:
         """Record how the current run ended; a ``finished`` one marks ``STALE`` URLs gone.
 
         It also writes the run's change records (:class:`UrlFacts`): a row for each

@@ -12,9 +12,11 @@ arrays) stay with each store.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sitemapkit.model import PageRecord
 from sitemapkit.store.base import Explanation, Fate, RunRow, UrlState
+from sitemapkit.store.sessions import RUN_FIGURES_SQL
 from sitemapkit.store.sqlreader import SqlReader
 
 
@@ -25,24 +27,31 @@ def run_started(db: SqlReader) -> float | None:
 
 
 def runs(db: SqlReader) -> list[RunRow]:
-    """Every run, oldest first."""
+    """Every run, oldest first; its figures are its sessions' (see :mod:`.sessions`)."""
     return [
         RunRow(
             int(i),
             float(s),
             None if e is None else float(e),
             str(st),
-            pages=pages,
-            not_modified=not_modified,
-            changed=changed,
-            bytes=size,
+            pages=_int(pages),
+            not_modified=_int(not_modified),
+            changed=_int(changed),
+            bytes=_int(size),
             tracked=bool(tracked),
+            unended=int(unended),
         )
-        for i, s, e, st, pages, not_modified, changed, size, tracked in db.execute(
-            "SELECT id, started_at, ended_at, state, pages, not_modified, changed, bytes, "
-            "tracked FROM runs ORDER BY id"
+        for i, s, e, st, changed, tracked, pages, not_modified, size, unended in db.execute(
+            "SELECT id, started_at, ended_at, state, changed, tracked, "
+            + RUN_FIGURES_SQL
+            + " FROM runs ORDER BY id"
         )
     ]
+
+
+def _int(value: Any) -> int | None:
+    """A figure as an int (PostgreSQL sums ``BIGINT`` columns as ``numeric``)."""
+    return None if value is None else int(value)
 
 
 def fate(db: SqlReader, url_id: int) -> Fate | None:

@@ -71,6 +71,7 @@ from sitemapkit.store.postgres_schema import (
     schema_state,
     schema_version,
 )
+from sitemapkit.store.sessions import ADD_SQL, Session
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,
     PAGE_URLS_SQL,
@@ -198,6 +199,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: write a set never needs it.
         self._seen: SeenUrls | None = None
         self._seen_due = self._writer and not shared
+        #: This process's figures for the run, written with each commit.
+        self._session = Session()
         self._closed = False
         self._conn = connect(self.spec, autocommit=True)
         try:
@@ -451,6 +454,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             return
         import psycopg
 
+        figures = self._session.take()
+        if figures is not None:  # with the pages they count, in one transaction
+            self._write(lambda c: Qmark(c).execute(ADD_SQL, figures))
         self._flush()
         try:
             try:
@@ -474,6 +480,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
 
     def rollback(self) -> None:
         self._abandon_pipe()
+        self._session.drop()
         self._batch.clear()
         self._sent = 0
         self._turn = False
@@ -493,7 +500,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if self._closed:
             return
         try:
-            if self._batch:
+            if self._batch or self._session.pending():
                 self.commit()
         finally:
             self._closed = True
@@ -822,9 +829,15 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._recrawl = self._run_count() > 1
         return run_id
 
+    def add_figures(self, figures: RunFigures) -> None:
+        self._session.add(figures)
+
+    def end_session(self) -> None:
+        self._session.end()
+
     @_writes
-    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at, figures))
+    def end_run(self, state: str, ended_at: float) -> None:
+        self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at))
         if state == "finished":  # URLs turned unlinked: what the cache says is stale
             self._cache.clear()
 

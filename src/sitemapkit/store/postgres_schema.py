@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sitemapkit.errors import StoreError
 from sitemapkit.store.chain_sql import PG_SCHEMA as PG_CHAIN_SCHEMA
 from sitemapkit.store.postgres_fleet import FLEET_SCHEMA
+from sitemapkit.store.sessions import SESSIONS_SCHEMA
 
 if TYPE_CHECKING:
     import psycopg
@@ -182,6 +183,8 @@ MIGRATIONS: tuple[str, ...] = (
     # 4: the redirect chains being followed (issue 13; SQLite migration 15): a crawl killed
     # between two hops takes its chain up again from the store.
     PG_CHAIN_SCHEMA,
+    # 5: a run's figures per session (SQLite migration 16).
+    SESSIONS_SCHEMA,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

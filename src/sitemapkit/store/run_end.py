@@ -1,6 +1,6 @@
 """Ending a run, in SQL both stores run as it is (``?`` placeholders).
 
-Why one place: a run's end writes its figures, turns the URLs no page links any more
+Why one place: a run's end writes what changed in it, turns the URLs no page links any more
 into ``unlinked`` when the crawl finished, and records what changed.  SQLite and
 PostgreSQL each had this SQL written out; a rule changed in one drifted from the
 other.  SQLite passes its connection, PostgreSQL
@@ -9,20 +9,22 @@ other.  SQLite passes its connection, PostgreSQL
 
 from __future__ import annotations
 
-from sitemapkit.store.base import RunFigures
 from sitemapkit.store.sqlite_changes import record_changes
 from sitemapkit.store.sqlreader import SqlReader
 
 
-def end_run(db: SqlReader, state: str, ended_at: float, figures: RunFigures | None) -> bool:
-    """Close the last run as ``state``; True when URLs turned ``unlinked`` (caches are stale)."""
-    done = figures or RunFigures()
+def end_run(db: SqlReader, state: str, ended_at: float) -> bool:
+    """Close the last run as ``state``; True when URLs turned ``unlinked`` (caches are stale).
+
+    The run's pages, ``304``s and bytes are not written here: each session added its
+    own as it went (:mod:`~sitemapkit.store.sessions`), and a fleet's run may be ended
+    by one worker while another is still adding its last page's.
+    """
     db.execute(
-        "UPDATE runs SET state = ?, ended_at = ?, pages = COALESCE(pages, 0) + ?, "
-        "not_modified = COALESCE(not_modified, 0) + ?, bytes = COALESCE(bytes, 0) + ?, "
+        "UPDATE runs SET state = ?, ended_at = ?, "
         "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
         "WHERE id = (SELECT MAX(id) FROM runs)",
-        (state, ended_at, done.pages, done.not_modified, done.bytes),
+        (state, ended_at),
     )
     finished = state == "finished"
     if finished:  # every page still linked was reached: the rest are gone

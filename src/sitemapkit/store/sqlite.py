@@ -51,6 +51,7 @@ from sitemapkit.store.base import (
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.run_end import end_run
+from sitemapkit.store.sessions import ADD_SQL, SESSIONS_SCHEMA, Session
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 from sitemapkit.store.sqlite_changes import (
     CHANGES_SCHEMA,
@@ -208,6 +209,9 @@ _MIGRATIONS: tuple[str, ...] = (
     # takes its chain up again from the store (``chain_before``), not from the hop it
     # was waiting for.  Emptied when a run starts.
     chain_sql.SCHEMA,
+    # 16: a run's figures per session, written as it goes (a fleet worker stopped or
+    # killed mid-crawl keeps its part).
+    SESSIONS_SCHEMA,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 #: The index of links by the page they are on: what a later run's re-fetch of a page
@@ -313,6 +317,8 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         self._in_tx = False
         self._closed = False
         self._cache: dict[str, tuple[int, UrlState]] = {}
+        #: This process's figures for the run, written with each commit.
+        self._session = Session()
         #: A later run: a page fetched again replaces what its earlier fetch recorded.
         self._recrawl = self._run_count() > 1
         if self._recrawl and mode != "read":  # resumed, or a store of an earlier version
@@ -381,6 +387,9 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
 
     @_writes
     def commit(self) -> None:
+        figures = self._session.take()
+        if figures is not None:  # with the pages they count, in one transaction
+            self._begin().execute(ADD_SQL, figures)
         if self._in_tx:
             self._conn.execute("COMMIT")
             self._in_tx = False
@@ -389,6 +398,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         """Drop the pending batch (SQLite may already have rolled it back itself)."""
         self._in_tx = False
         self._cache.clear()
+        self._session.drop()
         with contextlib.suppress(sqlite3.Error):
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -576,9 +586,15 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             conn.execute(LINKS_BY_PAGE)
         return int(cur.lastrowid or 0)
 
+    def add_figures(self, figures: RunFigures) -> None:
+        self._session.add(figures)
+
+    def end_session(self) -> None:
+        self._session.end()
+
     @_writes
-    def end_run(self, state: str, ended_at: float, figures: RunFigures | None = None) -> None:
-        if end_run(self._begin(), state, ended_at, figures):
+    def end_run(self, state: str, ended_at: float) -> None:
+        if end_run(self._begin(), state, ended_at):
             self._cache.clear()
 
     @_reads
