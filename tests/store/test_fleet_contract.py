@@ -178,3 +178,40 @@ def test_a_step_that_meets_a_new_url_holds_the_turn_until_its_commit(store: Flee
     assert store.holds_turn()
     store.commit()
     assert not store.holds_turn()
+
+
+def test_the_cap_holds_for_the_fleets_claims_and_given_back_claims_are_taken_once(
+    spec: str, store: FleetStore
+) -> None:
+    """``--max-pages`` is counted in the claim: two workers (two connections) never take
+    more than the cap between them, and claims given back are counted off again."""
+    store.add_urls([NewUrl(f"{A}/{n}", 3, None) for n in range(3, 9)])  # A: 8 queued, B: 1
+    store.restart_taken()
+    store.commit()
+    other = open_fleet_store(spec)
+    try:
+        w1 = store.join_fleet("here:1", 0.0, 10.0)
+        w2 = other.join_fleet("there:2", 0.0, 10.0)
+        assert len(store.claim_host(w1, A, 3, cap=5)) == 3
+        assert len(other.claim_host(w2, A, 3, cap=5)) == 2  # the cap, not the 3 asked for
+        assert other.claim_host(w2, B, 3, cap=5) == []
+        assert (store.taken(), other.taken()) == (5, 5)
+        assert other.leave_fleet(w2) == 2  # never started: back in the queue, off the count
+        assert store.taken() == 3
+        assert [c.url for c in store.claim_host(w1, A, 5, cap=5)] == [A + "/4", A + "/5"]
+        assert store.taken() == 5
+        store.restart_taken()  # a resumed crawl counts from zero
+        store.commit()
+        assert other.taken() == 0
+        assert len(store.claim_host(w1, A, 10)) == 3  # no cap: not counted
+        assert store.taken() == 0
+    finally:
+        other.close()
+
+
+def test_a_reaped_workers_claims_come_off_the_count(store: FleetStore) -> None:
+    dead = store.join_fleet("gone:1", 0.0, 10.0)
+    assert len(store.claim_host(dead, A, 10, cap=10)) == 2
+    assert store.taken() == 2
+    assert store.reap_workers(15.0) == 2
+    assert store.taken() == 0

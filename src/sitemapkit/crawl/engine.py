@@ -511,9 +511,18 @@ class Crawler:
         left = self.config.max_duration - self.stats.elapsed
         return asyncio.get_running_loop().time() + left
 
+    def _room(self) -> int | None:
+        """URLs this process may still take from the frontier (None: no ``--max-pages``).
+
+        ``--max-pages`` counts URLs taken from the frontier (``stats.taken``), redirect
+        targets not included; a fleet counts the same in its store, for all its
+        processes at once (:meth:`FleetCrawler._room`).
+        """
+        cap = self.config.max_pages
+        return None if cap is None else max(0, cap - self.stats.taken)
+
     def _limit_reached(self) -> str | None:
-        cfg = self.config
-        if cfg.max_pages is not None and self.stats.taken >= cfg.max_pages:
+        if self._room() == 0:
             return "max-pages"
         return None
 
@@ -526,9 +535,8 @@ class Crawler:
                 self._stop_reason = limit  # claimed URLs count as pages: let them finish
                 return
             if self._queue.qsize() < low:
-                want = batch
-                if self.config.max_pages is not None:
-                    want = min(want, self.config.max_pages - self.stats.taken)
+                room = self._room()
+                want = batch if room is None else min(batch, room)
                 claimed = self._claim(want) if want > 0 else []
                 self.stats.taken += len(claimed)
                 for item in claimed:

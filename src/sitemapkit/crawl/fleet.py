@@ -163,16 +163,23 @@ class Leases:
     ``active[origin]`` how many requests to it are in flight here; ``pending[origin]``
     how many of its URLs this worker claimed and has not started yet.  ``capacity``:
     the requests this worker runs at once (``--concurrency``); while its slots cannot
-    fill it, it looks for more hosts.
+    fill it, it looks for more hosts.  ``cap``: ``--max-pages``, the URLs the whole
+    fleet may take from the frontier (counted by the store, in each claim).
     """
 
     def __init__(
-        self, store: FleetStore, per_host: int, ttl: float = LEASE_TTL, capacity: int = 16
+        self,
+        store: FleetStore,
+        per_host: int,
+        ttl: float = LEASE_TTL,
+        capacity: int = 16,
+        cap: int | None = None,
     ) -> None:
         self.store = store
         self.per_host = per_host
         self.ttl = ttl
         self.capacity = capacity
+        self.cap = cap
         self.worker = store.join_fleet(worker_name(), time.time(), ttl)
         self.held: dict[str, int] = {}
         self.active: dict[str, int] = {}
@@ -232,6 +239,8 @@ class Leases:
     def claim(self, limit: int) -> list[Claimed]:
         """Up to ``limit`` URLs of hosts this worker holds, leasing more hosts when short."""
         self.beat()
+        if self.spent():
+            return []
         self._count_live()  # a worker may have joined: the share shrinks
         share = self.share()
         out: list[Claimed] = []
@@ -254,6 +263,14 @@ class Leases:
                 out.extend(self._claim_from(origin, limit - len(out)))
         return out
 
+    def spent(self) -> bool:
+        """The fleet took all ``--max-pages`` URLs (until a dead worker's claims come back).
+
+        Asked once a claim round: without it, every host with queued URLs would be
+        leased and asked for URLs the cap no longer allows.
+        """
+        return self.cap is not None and self.store.taken() >= self.cap
+
     def _claim_from(self, origin: str, limit: int) -> list[Claimed]:
         """Claim when at most half of the host's allowance is left: batches, not one URL a page.
 
@@ -264,7 +281,7 @@ class Leases:
         room = allowance - self.pending.get(origin, 0)
         if room <= 0 or limit <= 0 or room * 2 < allowance:
             return []
-        got = self.store.claim_host(self.worker, origin, min(room, limit))
+        got = self.store.claim_host(self.worker, origin, min(room, limit), self.cap)
         self.pending[origin] = self.pending.get(origin, 0) + len(got)
         return got
 
@@ -410,8 +427,18 @@ class FleetCrawler(Crawler):
         else:
             start = super()._prepare(resume)
             self.store.set_meta(LEASE_META, repr(self._lease))
+            # The workers read the settings here: a resume's new --max-pages is theirs too.
+            self.store.set_meta("config", self.config.to_json())
+            # --max-pages counts the URLs this crawl (or this resumption of it) takes, as
+            # alone; what an earlier session took is done, or back in the queue.
+            self.fleet_store.restart_taken()
+            self.store.commit()
         self.leases = Leases(
-            self.fleet_store, self.config.per_host, self._lease, self.config.concurrency
+            self.fleet_store,
+            self.config.per_host,
+            self._lease,
+            self.config.concurrency,
+            self.config.max_pages,
         )
         return start
 
@@ -459,10 +486,26 @@ class FleetCrawler(Crawler):
         self.leases.started(item.spelling)
         await super()._process(item)
 
+    def _room(self) -> int | None:
+        """No count of this process's own: the store caps the fleet's claims (``Leases``)."""
+        return None
+
     def _drained(self) -> bool:
-        """Done when nothing is queued or claimed anywhere (a dead worker's claims return)."""
+        """Done when no worker holds a claim and the frontier is empty or the cap is reached.
+
+        Nothing claimed anywhere first: a dead worker's claims come back to the queue
+        (and off the fleet's count), and the live workers take them, within the cap.
+        The cap is asked before the queue, as a lone crawl does (``_limit_reached``):
+        a crawl that took ``--max-pages`` URLs stopped by max-pages, queue or not.
+        """
         counts = self.store.counts()
-        return counts.get("queued", 0) == 0 and counts.get("claimed", 0) == 0
+        if counts.get("claimed", 0) != 0:
+            return False
+        assert self.leases is not None
+        if self.leases.spent():
+            self._stop_reason = "max-pages"
+            return True
+        return counts.get("queued", 0) == 0
 
     def _checkpoint(self) -> None:
         """End a step: at once when it holds the fleet's turn (the others wait for it).

@@ -719,8 +719,28 @@ class FleetStore(CrawlStore, Protocol):
         """
         ...
 
-    def claim_host(self, worker: int, origin: str, limit: int) -> list[Claimed]:
-        """:meth:`CrawlStore.claim` restricted to one origin, the claims marked as ``worker``'s."""
+    def claim_host(
+        self, worker: int, origin: str, limit: int, cap: int | None = None
+    ) -> list[Claimed]:
+        """:meth:`CrawlStore.claim` restricted to one origin, the claims marked as ``worker``'s.
+
+        ``cap`` (``--max-pages``): the fleet takes at most ``cap`` URLs from the frontier
+        in this session (:meth:`taken`), counted in the claim's own transaction, so no
+        two workers can both take the last ones.  Without a cap nothing is counted (on
+        PostgreSQL the count's row lock would make every claim wait for the others).
+        """
+        ...
+
+    def taken(self) -> int:
+        """URLs the fleet took from the frontier since the crawl (re)started.
+
+        Claims given back (a worker that leaves, or is reaped, with URLs it never
+        started) are taken off again: they are taken once, by whoever claims them next.
+        """
+        ...
+
+    def restart_taken(self) -> None:
+        """Count :meth:`taken` from zero: a crawl starts or resumes (in the batch)."""
         ...
 
     def host_robots(self, origin: str) -> HostRobots | None:

@@ -57,11 +57,21 @@ def live_workers(db: SqlReader, now: float) -> int:
 
 
 def drop_worker(db: SqlReader, worker: int) -> int:
-    """Free a worker's slots and robots.txt fetch, requeue its claims; how many."""
+    """Free a worker's slots and robots.txt fetch, requeue its claims; how many.
+
+    The claims it gives back are taken off the fleet's count (:func:`taken`): they
+    were never started, and whoever claims them next counts them once.
+    """
     cur = db.execute(
         "UPDATE urls SET state = 0, worker = NULL WHERE state = 1 AND worker = ?", (worker,)
     )
     released = int(cur.rowcount)
+    if released:
+        db.execute(
+            "UPDATE frontier_taken SET taken = CASE WHEN taken > ? THEN taken - ? ELSE 0 END "
+            "WHERE id = 1",
+            (released, released),
+        )
     db.execute("DELETE FROM host_slots WHERE worker = ?", (worker,))
     db.execute("UPDATE hosts SET robots_by = NULL WHERE robots_by = ?", (worker,))
     db.execute("DELETE FROM workers WHERE id = ?", (worker,))
@@ -140,3 +150,23 @@ def pace(db: SqlReader, origin: str, now: float, interval: float) -> float:
         return 0.0
     row = db.execute("SELECT last_start FROM hosts WHERE origin = ?", (origin,)).fetchone()
     return max(float(row[0]) + interval - now, 1e-3)
+
+
+#: The fleet's count of URLs taken from the frontier (PostgreSQL adds ``FOR UPDATE``).
+TAKEN_SQL = "SELECT taken FROM frontier_taken WHERE id = 1"
+
+
+def taken(db: SqlReader, lock: str = "") -> int:
+    """URLs the fleet took since the crawl (re)started; ``lock``: a locking clause."""
+    row = db.execute(TAKEN_SQL + lock).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def count_taken(db: SqlReader, n: int) -> None:
+    """``n`` more URLs taken, in the claim's transaction (its row lock keeps the count true)."""
+    if n:
+        db.execute("UPDATE frontier_taken SET taken = taken + ? WHERE id = 1", (n,))
+
+
+def restart_taken(db: SqlReader) -> None:
+    db.execute("UPDATE frontier_taken SET taken = 0 WHERE id = 1")

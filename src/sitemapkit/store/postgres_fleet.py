@@ -166,10 +166,33 @@ class PgFleetTables:
         )
 
     @_fleet
-    def claim_host(self, worker: int, origin: str, limit: int) -> list[Claimed]:
-        rows = self._own(lambda c: c.execute(_CLAIM_HOST, (worker, origin, limit)).fetchall())
+    def claim_host(
+        self, worker: int, origin: str, limit: int, cap: int | None = None
+    ) -> list[Claimed]:
+        def work(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
+            want = limit
+            if cap is not None:
+                # The count's row lock, held to this claim's commit: the workers' capped
+                # claims take turns, so the fleet never takes more than ``cap``.
+                want = min(limit, max(0, cap - fleet_sql.taken(Qmark(conn), " FOR UPDATE")))
+                if want == 0:
+                    return []
+            got = conn.execute(_CLAIM_HOST, (worker, origin, want)).fetchall()
+            if cap is not None:
+                fleet_sql.count_taken(Qmark(conn), len(got))
+            return got
+
+        rows = self._own(work)
         rows.sort(key=lambda r: (r[2], r[0]))
         return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+
+    @_reads
+    def taken(self) -> int:
+        return fleet_sql.taken(Qmark(self._now()))
+
+    @_fleet
+    def restart_taken(self) -> None:
+        self._write(lambda c: fleet_sql.restart_taken(Qmark(c)))
 
     @_reads
     def host_robots(self, origin: str) -> HostRobots | None:

@@ -1,4 +1,4 @@
-"""A run's figures, one row per session.
+"""A run's figures, one row per session, and the fleet's count of URLs taken.
 
 Why rows per session: a run's figures (pages, ``304``s, bytes) used to be written
 once, by the process that ended the run, from its own memory.  A fleet worker that
@@ -25,7 +25,8 @@ from sitemapkit.store.base import RunFigures
 
 #: SQLite migration 16, PostgreSQL migration 5.  The figures runs had (``runs.pages``,
 #: written at their end) become one closed session each, so a run's figures are always
-#: its sessions' sum.
+#: its sessions' sum.  ``frontier_taken``: how many URLs the fleet took from the frontier
+#: since the crawl (re)started, what ``--max-pages`` caps (one row, updated by the claim).
 SESSIONS_SCHEMA = """
     CREATE TABLE run_sessions (
         run BIGINT NOT NULL,
@@ -38,7 +39,9 @@ SESSIONS_SCHEMA = """
     );
     INSERT INTO run_sessions(run, session, pages, not_modified, bytes, ended)
         SELECT id, 'before sessions', pages, COALESCE(not_modified, 0), COALESCE(bytes, 0), 1
-        FROM runs WHERE pages IS NOT NULL
+        FROM runs WHERE pages IS NOT NULL;
+    CREATE TABLE frontier_taken (id INTEGER PRIMARY KEY, taken BIGINT NOT NULL);
+    INSERT INTO frontier_taken(id, taken) VALUES (1, 0)
 """
 
 ADD_SQL = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 
-from sitemapkit.errors import StoreWriteError
+from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
 from sitemapkit.store.guard import guard
@@ -57,6 +57,7 @@ FLEET_SCHEMA = """
 """
 
 _fleet = guard("write the fleet's leases", StoreWriteError)
+_reads = guard("read the fleet's leases", StoreError)
 
 
 class FleetTables:
@@ -130,8 +131,12 @@ class FleetTables:
         return held
 
     @_fleet
-    def claim_host(self, worker: int, origin: str, limit: int) -> list[Claimed]:
-        conn = self._begin()
+    def claim_host(
+        self, worker: int, origin: str, limit: int, cap: int | None = None
+    ) -> list[Claimed]:
+        conn = self._begin()  # BEGIN IMMEDIATE: no other worker claims or counts meanwhile
+        if cap is not None:
+            limit = min(limit, max(0, cap - fleet_sql.taken(conn)))
         rows = conn.execute(
             "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
             "lastmod_source FROM urls WHERE state = 0 AND origin = ? ORDER BY depth, id LIMIT ?",
@@ -142,8 +147,18 @@ class FleetTables:
                 "UPDATE urls SET state = 1, worker = ? WHERE id = ?",
                 [(worker, r[0]) for r in rows],
             )
+            if cap is not None:
+                fleet_sql.count_taken(conn, len(rows))
         self.commit()
         return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+
+    @_reads
+    def taken(self) -> int:
+        return fleet_sql.taken(self._conn)
+
+    @_fleet
+    def restart_taken(self) -> None:
+        fleet_sql.restart_taken(self._begin())
 
     def host_robots(self, origin: str) -> HostRobots | None:
         return fleet_sql.host_robots(self._conn, origin)
