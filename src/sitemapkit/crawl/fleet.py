@@ -427,8 +427,10 @@ class FleetCrawler(Crawler):
         else:
             start = super()._prepare(resume)
             self.store.set_meta(LEASE_META, repr(self._lease))
-            # The workers read the settings here: a resume's new --max-pages is theirs too.
+            # The workers read the settings here: a resume's new --max-pages is theirs too,
+            # and a resumed crawl is running again (a worker joins only a running crawl).
             self.store.set_meta("config", self.config.to_json())
+            self.store.set_meta("state", "running")
             # --max-pages counts the URLs this crawl (or this resumption of it) takes, as
             # alone; what an earlier session took is done, or back in the queue.
             self.fleet_store.restart_taken()
