@@ -22,23 +22,19 @@ from typing import Any
 
 from sitemapkit.store.base import Claimed
 
-#: SQLite's table (migration 15); PostgreSQL's is :data:`PG_SCHEMA`.
-SCHEMA = """
+#: The table, one text for both stores: ids are SQLite's ``INTEGER`` (the key then names
+#: the row) and PostgreSQL's ``BIGINT``, as the ``urls`` ids they hold.
+_TABLE = """
     CREATE TABLE chain_hops (
-        url_id INTEGER PRIMARY KEY,
-        start_id INTEGER NOT NULL,
+        url_id {id} PRIMARY KEY,
+        start_id {id} NOT NULL,
         hop INTEGER NOT NULL
     );
     CREATE INDEX chain_hops_start ON chain_hops(start_id, hop);
 """
-PG_SCHEMA = """
-    CREATE TABLE chain_hops (
-        url_id BIGINT PRIMARY KEY,
-        start_id BIGINT NOT NULL,
-        hop INTEGER NOT NULL
-    );
-    CREATE INDEX chain_hops_start ON chain_hops(start_id, hop);
-"""
+#: SQLite's table (migration 15); PostgreSQL's is :data:`PG_SCHEMA` (its migration 4).
+SCHEMA = _TABLE.format(id="INTEGER")
+PG_SCHEMA = _TABLE.format(id="BIGINT")
 
 #: ``url_id`` is hop ``hop`` (1: the first redirect's target) of the chain from ``start_id``.
 ADD = (
