@@ -162,6 +162,16 @@ def taken(db: SqlReader, lock: str = "") -> int:
     return 0 if row is None else int(row[0])
 
 
+def capped(db: SqlReader, limit: int, cap: int | None, lock: str = "") -> int:
+    """How many of ``limit`` URLs a claim may take with ``cap`` (None: no cap) for the fleet.
+
+    Asked in the claim's own transaction (SQLite's write lock; PostgreSQL passes
+    ``lock``, a ``FOR UPDATE`` held to the claim's commit), so two workers never both
+    take the last ones.  The claim then counts what it got (:func:`count_taken`).
+    """
+    return limit if cap is None else min(limit, max(0, cap - taken(db, lock)))
+
+
 def count_taken(db: SqlReader, n: int) -> None:
     """``n`` more URLs taken, in the claim's transaction (its row lock keeps the count true)."""
     if n:

@@ -61,6 +61,7 @@ from sitemapkit.store.postgres_conn import (
     parse_spec,
     pg_guard,
     pg_guard_stream,
+    pg_params,
     server_rows,
 )
 from sitemapkit.store.postgres_fleet import PgFleetTables
@@ -930,8 +931,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     @_reads
     def chain_before(self, url_id: int) -> list[Claimed]:
         """One round trip, behind the writes sent (asked once per chain a crawl follows)."""
-        sql = chain_sql.BEFORE.replace("?", "%s")
-        return chain_sql.hops(self._ask(sql, chain_sql.before_args(url_id)))
+        rows = self._ask(pg_params(chain_sql.BEFORE), chain_sql.before_args(url_id))
+        return chain_sql.hops(rows)
 
     # -- reading ------------------------------------------------------------------
     @_reads

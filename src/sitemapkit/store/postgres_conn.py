@@ -141,6 +141,14 @@ def server_rows(
         yield from cur
 
 
+def pg_params(sql: str) -> str:
+    """SQL both stores share (``?`` placeholders) in psycopg's spelling (``%s``).
+
+    Only for statements with no literal ``?`` or ``%``.
+    """
+    return sql.replace("?", "%s")
+
+
 class Qmark:
     """A PostgreSQL connection that takes ``?`` placeholders, for the SQL both stores share
     (a :class:`~sitemapkit.store.sqlreader.SqlStreamer`).
@@ -152,10 +160,10 @@ class Qmark:
         self._conn = conn
 
     def execute(self, sql: str, parameters: Sequence[object] = (), /) -> psycopg.Cursor:
-        return self._conn.execute(sql.replace("?", "%s"), parameters)
+        return self._conn.execute(pg_params(sql), parameters)
 
     def stream(self, sql: str, parameters: Sequence[object] = (), /) -> Iterator[Sequence[Any]]:
-        return server_rows(self._conn, sql.replace("?", "%s"), parameters)
+        return server_rows(self._conn, pg_params(sql), parameters)
 
 
 def _stderr(line: str) -> None:

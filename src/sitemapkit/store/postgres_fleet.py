@@ -170,13 +170,11 @@ class PgFleetTables:
         self, worker: int, origin: str, limit: int, cap: int | None = None
     ) -> list[Claimed]:
         def work(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
-            want = limit
-            if cap is not None:
-                # The count's row lock, held to this claim's commit: the workers' capped
-                # claims take turns, so the fleet never takes more than ``cap``.
-                want = min(limit, max(0, cap - fleet_sql.taken(Qmark(conn), " FOR UPDATE")))
-                if want == 0:
-                    return []
+            # The count's row lock, held to this claim's commit: the workers' capped
+            # claims take turns, so the fleet never takes more than ``cap``.
+            want = fleet_sql.capped(Qmark(conn), limit, cap, " FOR UPDATE")
+            if want == 0:
+                return []
             got = conn.execute(_CLAIM_HOST, (worker, origin, want)).fetchall()
             if cap is not None:
                 fleet_sql.count_taken(Qmark(conn), len(got))

@@ -135,8 +135,7 @@ class FleetTables:
         self, worker: int, origin: str, limit: int, cap: int | None = None
     ) -> list[Claimed]:
         conn = self._begin()  # BEGIN IMMEDIATE: no other worker claims or counts meanwhile
-        if cap is not None:
-            limit = min(limit, max(0, cap - fleet_sql.taken(conn)))
+        limit = fleet_sql.capped(conn, limit, cap)
         rows = conn.execute(
             "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
             "lastmod_source FROM urls WHERE state = 0 AND origin = ? ORDER BY depth, id LIMIT ?",
