@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import sitemapkit.store.sqlite as sqlite_store
 from crawl.changing_site import ChangingSite, page, serve_changing
 from sitemapkit.cli import main
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler
 from sitemapkit.store.sqlite import SqliteStore
+from store.old_schema import store_at_version
 
 
 @pytest.fixture
@@ -58,22 +58,19 @@ def test_a_recrawl_where_nothing_changed_writes_no_change_record(
 
 
 def test_a_store_made_before_change_records_knows_only_its_last_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "old.sqlite"
-    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", 9)
-    conn = sqlite_store._connect(path, readonly=False)
-    sqlite_store._migrate(conn, str(path))
-    conn.executescript(
+    store_at_version(
+        path,
+        9,
         "INSERT INTO runs(id, started_at, ended_at, state) VALUES "
         "(1, 1700000000, 1700000100, 'finished'), (2, 1700001000, 1700001100, 'finished');"
         "INSERT INTO urls(url, depth, state, status, indexable, title) VALUES "
         "('http://x.test/', 0, 2, 200, 1, 'Home'), "
         "('http://x.test/gone', 1, 2, 200, 0, 'Gone');"
-        "UPDATE urls SET reason = 'unlinked' WHERE url = 'http://x.test/gone';"
+        "UPDATE urls SET reason = 'unlinked' WHERE url = 'http://x.test/gone';",
     )
-    conn.close()
-    monkeypatch.undo()
     store = SqliteStore(path, mode="read")  # upgraded on open
     try:
         assert [run.tracked for run in store.runs()] == [False, True]

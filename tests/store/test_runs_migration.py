@@ -4,24 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-import sitemapkit.store.sqlite as sqlite_store
 from sitemapkit.store.sqlite import SqliteStore
+from store.old_schema import store_at_version
 
 
-def test_a_schema_4_crawl_becomes_run_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_schema_4_crawl_becomes_run_1(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", 4)
-    conn = sqlite_store._connect(path, readonly=False)
-    sqlite_store._migrate(conn, str(path))
-    conn.executescript(
+    store_at_version(
+        path,
+        4,
         "INSERT INTO meta VALUES ('start_url', 'http://x.test/'), "
         "('started_at', '1700000000.5'), ('ended_at', '1700000100'), ('state', 'finished');"
-        "INSERT INTO urls(url, depth, state, indexable) VALUES ('http://x.test/', 0, 2, 1);"
+        "INSERT INTO urls(url, depth, state, indexable) VALUES ('http://x.test/', 0, 2, 1);",
     )
-    conn.close()
-    monkeypatch.undo()
     store = SqliteStore(path, mode="read")
     try:
         [run] = store.runs()
@@ -36,21 +31,16 @@ def test_a_schema_4_crawl_becomes_run_1(tmp_path: Path, monkeypatch: pytest.Monk
         store.close()
 
 
-def test_a_runs_figures_from_before_sessions_become_one_closed_session(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_runs_figures_from_before_sessions_become_one_closed_session(tmp_path: Path) -> None:
     """Schema 15 wrote a run's figures in its row; they become its only session's."""
     path = tmp_path / "old.sqlite"
-    monkeypatch.setattr(sqlite_store, "SCHEMA_VERSION", 15)
-    conn = sqlite_store._connect(path, readonly=False)
-    sqlite_store._migrate(conn, str(path))
-    conn.executescript(
+    store_at_version(
+        path,
+        15,
         "INSERT INTO runs(started_at, ended_at, state, pages, not_modified, changed, bytes) "
         "VALUES (1700000000, 1700000100, 'finished', 7, 2, 5, 9000), "
-        "(1700000200, NULL, 'running', NULL, NULL, NULL, NULL);"
+        "(1700000200, NULL, 'running', NULL, NULL, NULL, NULL);",
     )
-    conn.close()
-    monkeypatch.undo()
     store = SqliteStore(path, mode="read")
     try:
         one, two = store.runs()
