@@ -250,7 +250,7 @@ def _normalize_plain(url: str, policy: QueryPolicy) -> str | None:
         number = int(port)
         if number > 65535:
             return None
-        if number != (443 if origin[4] == "s" else 80):
+        if number != _DEFAULT_PORTS[origin[: origin.index(":")]]:
             origin = f"{origin}:{port}"
     if path and "/(" in path:
         path = _ASPNET_SESSION.sub("", path) or "/"
