@@ -159,6 +159,15 @@ class NewUrl:
     loc: str | None = None
 
 
+#: A claim's depth bound when it has none (the stores' INTEGER depth never reaches it).
+NO_DEPTH_CAP = 2**31 - 1
+
+
+def depth_cap(max_depth: int | None) -> int:
+    """``max_depth`` as a claim's ``depth <= ?`` reads it (None: any depth)."""
+    return NO_DEPTH_CAP if max_depth is None else max_depth
+
+
 @dataclass(frozen=True, slots=True)
 class Claimed:
     """A frontier URL handed to a worker (``url`` the key, ``loc`` as for :class:`NewUrl`)."""
@@ -389,8 +398,9 @@ class CrawlStore(Protocol):
         """Move ``HELD`` URLs to ``QUEUED`` at the given ``(id, depth)``."""
         ...
 
-    def claim(self, limit: int) -> list[Claimed]:
-        """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``."""
+    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
+        """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``
+        (none deeper than ``max_depth``, when given)."""
         ...
 
     def claim_url(

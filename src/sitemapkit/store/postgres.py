@@ -50,6 +50,7 @@ from sitemapkit.store.base import (
     Thumbnail,
     UrlFacts,
     UrlState,
+    depth_cap,
 )
 from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
@@ -104,7 +105,7 @@ _CLAIM_COLUMNS = (
 #: Hand out the shallowest queued URLs; rows another session holds are skipped, not waited
 #: for, so claimers sharing one frontier never block each other nor get one URL twice.
 CLAIM_SQL = (
-    "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 "
+    "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 AND depth <= %s "
     "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
     f"RETURNING {_CLAIM_COLUMNS}"
 )
@@ -743,8 +744,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._cache[url] = (url_id, UrlState.QUEUED)
 
     @_writes
-    def claim(self, limit: int) -> list[Claimed]:
-        rows = self._ask(CLAIM_SQL, (limit,), prepare=None)
+    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
+        rows = self._ask(CLAIM_SQL, (depth_cap(max_depth), limit), prepare=None)
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]

@@ -47,6 +47,7 @@ from sitemapkit.store.base import (
     Thumbnail,
     UrlFacts,
     UrlState,
+    depth_cap,
 )
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
@@ -519,12 +520,12 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
                 self._cache[url] = (url_id, UrlState.QUEUED)
 
     @_writes
-    def claim(self, limit: int) -> list[Claimed]:
+    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
             "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
-            "lastmod_source FROM urls WHERE state = 0 ORDER BY depth, id LIMIT ?",
-            (limit,),
+            "lastmod_source FROM urls WHERE state = 0 AND depth <= ? ORDER BY depth, id LIMIT ?",
+            (depth_cap(max_depth), limit),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
