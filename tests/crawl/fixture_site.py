@@ -336,3 +336,24 @@ def serve_site(site: FixtureSite | None = None) -> Iterator[FixtureSite]:
     with serve_handler(site.handle) as port:
         site.port = port
         yield site
+
+
+def slow_branch_site(request_log: list[str]) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """``/`` links ``/slow`` and ``/fast``; ``/fast`` -> ``/deep`` -> ``/x``; ``/slow`` -> ``/x``.
+
+    ``/x`` is two links from home (through ``/slow``), but ``/slow`` answers last: a
+    crawl that goes on deeper meanwhile first sees ``/x`` from ``/deep``, three links away.
+    """
+    pages = {"/": ("/slow", "/fast"), "/slow": ("/x",), "/fast": ("/deep",), "/deep": ("/x",)}
+
+    async def handle(request: web.Request) -> web.Response:
+        request_log.append(request.path)
+        if request.path == "/robots.txt":
+            return web.Response(text="User-agent: *\nAllow: /\n")
+        if request.path == "/slow":
+            await asyncio.sleep(0.5)
+        hrefs = pages.get(request.path, ())
+        body = "".join(f'<a href="{h}">{h}</a>' for h in hrefs)
+        return web.Response(text=f"<title>{request.path}</title>{body}", content_type="text/html")
+
+    return handle

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from aiohttp import web
 
-from crawl.fixture_site import EXPECTED_REASONS, EXPECTED_SITEMAP_PATHS, FixtureSite, serve_handler
+from crawl.fixture_site import (
+    EXPECTED_REASONS,
+    EXPECTED_SITEMAP_PATHS,
+    FixtureSite,
+    serve_handler,
+    slow_branch_site,
+)
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlResult, sitemap_entries
 from sitemapkit.store import iter_page_records
@@ -181,27 +185,6 @@ def test_seed_from_sitemaps_without_any_sitemap_still_crawls(
     assert site.hits["/sitemap.xml"] == 1
 
 
-def _slow_branch_site(request_log: list[str]) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """``/`` links ``/slow`` and ``/fast``; ``/fast`` -> ``/deep`` -> ``/x``; ``/slow`` -> ``/x``.
-
-    ``/x`` is two links from home (through ``/slow``), but ``/slow`` answers last: a
-    crawl that goes on deeper meanwhile first sees ``/x`` from ``/deep``, three links away.
-    """
-    pages = {"/": ("/slow", "/fast"), "/slow": ("/x",), "/fast": ("/deep",), "/deep": ("/x",)}
-
-    async def handle(request: web.Request) -> web.Response:
-        request_log.append(request.path)
-        if request.path == "/robots.txt":
-            return web.Response(text="User-agent: *\nAllow: /\n")
-        if request.path == "/slow":
-            await asyncio.sleep(0.5)
-        hrefs = pages.get(request.path, ())
-        body = "".join(f'<a href="{h}">{h}</a>' for h in hrefs)
-        return web.Response(text=f"<title>{request.path}</title>{body}", content_type="text/html")
-
-    return handle
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_depth_is_the_shortest_link_path_whatever_answers_first(
     workers: int, db_path: Path
@@ -209,7 +192,7 @@ def test_depth_is_the_shortest_link_path_whatever_answers_first(
     """A level at a time: ``/x`` is at depth 2 and within ``--max-depth 2``, though the
     deeper page linking it (``/deep``) was ready to be fetched long before ``/slow``."""
     log: list[str] = []
-    with serve_handler(_slow_branch_site(log)) as port:
+    with serve_handler(slow_branch_site(log)) as port:
         base = f"http://127.0.0.1:{port}"
         config = CrawlConfig(
             base + "/", max_depth=2, concurrency=4, workers=workers, render="never"

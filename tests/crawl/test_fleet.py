@@ -21,7 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from crawl.fixture_site import EXPECTED_REASONS, EXPECTED_SITEMAP_PATHS, serve_site
+from crawl.fixture_site import (
+    EXPECTED_REASONS,
+    EXPECTED_SITEMAP_PATHS,
+    serve_handler,
+    serve_site,
+    slow_branch_site,
+)
 from crawl.fleet_site import HOSTS, all_pages, serve_hosts
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.demo import expected as ex
@@ -284,3 +290,21 @@ def test_sigterm_releases_a_workers_leases_at_once(demo: str, tmp_path: Path) ->
     ) == [(0,)]
     assert finish(lead)[0] == 0
     assert sitemap_locs(out) == ex.sitemap_urls(demo)
+
+
+def test_a_fleet_takes_a_level_at_a_time(tmp_path: Path) -> None:
+    """Three processes, ``--max-depth 2``: ``/x`` is two links from home through the slow
+    ``/slow``, and no process fetches the deeper ``/deep`` before ``/slow`` answered."""
+    log: list[str] = []
+    with serve_handler(slow_branch_site(log)) as port:
+        base = f"http://127.0.0.1:{port}"
+        runs = fleet(base + "/", tmp_path, 2, "--max-depth", "2")
+    for code, _, err in runs:
+        assert code == 0, err
+    depths = {
+        r.url.removeprefix(base): (r.depth, r.reason)
+        for r in iter_page_records(tmp_path / "crawl.sqlite")
+    }
+    assert depths["/x"] == (2, None)
+    assert base + "/x" in sitemap_locs(tmp_path)
+    assert log.index("/deep") > log.index("/slow")

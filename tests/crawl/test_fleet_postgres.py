@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psycopg
 
+from crawl.fixture_site import serve_handler, slow_branch_site
 from crawl.test_fleet import demo, finish, key, single, sitemap_locs, sitemapkit  # noqa: F401
 from sitemapkit.demo import expected as ex
 from sitemapkit.store import iter_page_records
@@ -45,3 +46,19 @@ def test_three_processes_on_postgresql_crawl_the_demo_site_as_one_does(
         for table in ("workers", "host_slots"):
             row = conn.execute(f"SELECT COUNT(*) FROM {parsed.schema}.{table}").fetchone()
             assert row == (0,), table
+
+
+def test_a_fleet_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_spec: str) -> None:
+    """As ``test_fleet.test_a_fleet_takes_a_level_at_a_time``, the store on PostgreSQL."""
+    log: list[str] = []
+    with serve_handler(slow_branch_site(log)) as port:
+        base = f"http://127.0.0.1:{port}"
+        procs = [sitemapkit("worker", "--db", pg_spec) for _ in range(2)]
+        time.sleep(1.0)  # their imports are done; they are looking for the store
+        crawl = ("crawl", base + "/", "-o", str(tmp_path), "--no-map", "--fleet", "--db", pg_spec)
+        procs.insert(0, sitemapkit(*crawl, "--max-depth", "2"))
+        for code, _, err in (finish(p) for p in procs):
+            assert code == 0, err
+    depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(pg_spec)}
+    assert depths["/x"] == (2, None)
+    assert log.index("/deep") > log.index("/slow")

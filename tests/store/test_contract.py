@@ -76,6 +76,24 @@ def test_frontier_is_shallowest_first_deduplicated_and_claimed_once(store: Crawl
     assert len(store.claim(10)) == 3
 
 
+def test_one_level_claims_take_one_depth_at_a_time(store: CrawlStore) -> None:
+    """``--max-depth``: nothing deeper while a shallower URL is claimed, and a claim with
+    nothing in flight takes only the shallowest depth queued (URLs given back by a
+    resume or a reaped worker wait with deeper ones)."""
+    added = store.add_urls([NewUrl(f"http://a/{d}-{i}", d, None) for d in (3, 4) for i in (1, 2)])
+    first = store.claim(1, one_level=True)
+    assert [c.depth for c in first] == [3]
+    assert [c.url for c in store.claim(10, one_level=True)] == ["http://a/3-2"]
+    assert store.claim(10, one_level=True) == []
+    assert [c.depth for c in store.claim(10)] == [4, 4]  # without the rule: the next level
+    assert store.release_claims() == 4
+    assert {c.depth for c in store.claim(10, one_level=True)} == {3}
+    store.finish(added["http://a/3-1"][0], Outcome(status=200))
+    assert store.claim(10, one_level=True) == []  # 3-2 is still claimed
+    store.finish(added["http://a/3-2"][0], Outcome(status=200))
+    assert {c.depth for c in store.claim(10, one_level=True)} == {4}
+
+
 def test_held_urls_wait_for_a_followed_link(store: CrawlStore) -> None:
     added = store.add_urls([NewUrl("http://a/nf", 1, None, UrlState.HELD, "nofollow-only")])
     url_id, state = added["http://a/nf"]

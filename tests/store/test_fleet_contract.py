@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit.store.base import FleetStore, HostRobots, NewUrl, UrlState
+from sitemapkit.store.base import FleetStore, HostRobots, NewUrl, Outcome, UrlState
 from sitemapkit.store.registry import open_fleet_store
 
 FLEET_IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
@@ -215,3 +215,20 @@ def test_a_reaped_workers_claims_come_off_the_count(store: FleetStore) -> None:
     assert store.taken() == 2
     assert store.reap_workers(15.0) == 2
     assert store.taken() == 0
+
+
+def test_one_level_claims_wait_for_the_whole_fleets_level(store: FleetStore) -> None:
+    """``--max-depth``: ``A/2`` waits while any worker holds a depth-1 URL of any host."""
+    w1 = store.join_fleet("here:1", 0.0, 10.0)
+    w2 = store.join_fleet("there:2", 0.0, 10.0)
+    assert [c.url for c in store.claim_host(w1, A, 10, one_level=True)] == [A + "/1"]
+    assert [c.url for c in store.claim_host(w2, B, 10, one_level=True)] == [B + "/1"]
+    store.commit()
+    assert store.claim_host(w1, A, 10, one_level=True) == []
+    ids = {url: hit[0] for url, hit in store.lookup([A + "/1", B + "/1"]).items()}
+    store.finish(ids[A + "/1"], Outcome(status=200))
+    store.commit()
+    assert store.claim_host(w1, A, 10, one_level=True) == []  # B/1 is still claimed
+    store.finish(ids[B + "/1"], Outcome(status=200))
+    store.commit()
+    assert [c.url for c in store.claim_host(w1, A, 10, one_level=True)] == [A + "/2"]

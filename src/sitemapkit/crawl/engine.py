@@ -198,8 +198,6 @@ class Crawler:
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
-        #: Depth -> URLs of it claimed and not through yet (see :meth:`_claim`).
-        self._levels: dict[int, int] = {}
         #: Pages parsed and stored apart from the task that fetched them (``--workers`` N),
         #: at most ``parser.ahead`` at once; the crawl tasks that handed theirs on.
         ahead = self.parser.ahead(self.config.concurrency)
@@ -392,19 +390,10 @@ class Crawler:
 
     # -- hooks a fleet worker (crawl/fleet.py) fills in; alone, the crawl needs none --------
     def _claim(self, limit: int) -> list[Claimed]:
-        """Up to ``limit`` URLs from the frontier for this process, one depth at a time.
-
-        Why a level at a time: a URL's depth is the one it is first seen at.  Were a
-        deeper page fetched while a shallower one is in flight (a slow page, many tasks),
-        a URL both link would take the deeper page's depth, and ``--max-depth`` (or the
-        trap guard's depth limit) could leave out a page within reach; the depths, and so
-        the crawl, would hang on fetch order.  Claiming no deeper URL before every URL of
-        the level in flight is through makes each depth the length of the shortest link
-        path, whatever ``--concurrency`` and ``--workers``.  It costs one wait for the
-        level's last page per level.
-        """
-        levels = self._levels
-        return self.store.claim(limit, max_depth=min(levels) if levels else None)
+        """Up to ``limit`` URLs from the frontier for this process (one depth at a time
+        under ``--max-depth``, so it leaves out no page within reach: see
+        :mod:`~sitemapkit.store.levels`)."""
+        return self.store.claim(limit, one_level=self.config.max_depth is not None)
 
     def _drained(self) -> bool:
         """Nothing left anywhere (this process has nothing queued or in flight)."""
@@ -552,9 +541,7 @@ class Crawler:
                 want = batch if room is None else min(batch, room)
                 claimed = self._claim(want) if want > 0 else []
                 self.stats.taken += len(claimed)
-                levels = self._levels
                 for item in claimed:
-                    levels[item.depth] = levels.get(item.depth, 0) + 1
                     self._queue.put_nowait(item)
                 self.stats.queued = self._queue.qsize()
                 idle = not claimed and self.stats.active == 0 and self._queue.empty()
@@ -582,21 +569,16 @@ class Crawler:
             finally:
                 self._handed.discard(me)
                 if not handed:
-                    self._done(item.depth)
+                    self._done()
 
-    def _done(self, depth: int) -> None:
-        """A URL taken from the queue (at ``depth``) is through (fetched, parsed, stored:
-        or failed)."""
-        left = self._levels.pop(depth, 0) - 1
-        if left > 0:
-            self._levels[depth] = left
+    def _done(self) -> None:
+        """A URL taken from the queue is through (fetched, parsed, stored: or failed)."""
         self.stats.active -= 1
         self._queue.task_done()
         self._wake.set()
 
-    async def _pass_on(self, item: Claimed, response: Response, depth: int) -> None:
-        """Parse and store a fetched page; with parse processes, in a task of its own
-        (``depth``: the claimed URL's, whose level is through when this page is).
+    async def _pass_on(self, item: Claimed, response: Response) -> None:
+        """Parse and store a fetched page; with parse processes, in a task of its own.
 
         The task that fetched it goes on to its next URL at once: a crawl task (one of
         ``--concurrency``) stands for a connection, not for a page, so the pages waiting
@@ -608,13 +590,13 @@ class Crawler:
             await self._page(item, response)
             return
         await ahead.acquire()
-        task = asyncio.create_task(self._page_apart(item, response, ahead, depth))
+        task = asyncio.create_task(self._page_apart(item, response, ahead))
         self._passed.add(task)
         task.add_done_callback(self._passed.discard)
         self._handed.add(asyncio.current_task())  # the page is no longer its to finish
 
     async def _page_apart(
-        self, item: Claimed, response: Response, ahead: asyncio.Semaphore, depth: int
+        self, item: Claimed, response: Response, ahead: asyncio.Semaphore
     ) -> None:
         """:meth:`_page` in its own task; a failure (a store write) ends the crawl."""
         try:
@@ -627,7 +609,7 @@ class Crawler:
                 self._broken.set_exception(exc)
         finally:
             ahead.release()
-            self._done(depth)
+            self._done()
 
     # -- one URL --------------------------------------------------------------------------
     async def _process(self, item: Claimed) -> None:
@@ -643,7 +625,7 @@ class Crawler:
                 )
             self.stats.fetched += 1
             if not response.is_redirect:
-                await self._pass_on(current, response, item.depth)
+                await self._pass_on(current, response)
                 return
             if current is item:
                 # A hop whose process died waiting for it: its chain goes on, from the store.

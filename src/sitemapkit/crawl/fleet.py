@@ -174,12 +174,15 @@ class Leases:
         ttl: float = LEASE_TTL,
         capacity: int = 16,
         cap: int | None = None,
+        one_level: bool = False,
     ) -> None:
         self.store = store
         self.per_host = per_host
         self.ttl = ttl
         self.capacity = capacity
         self.cap = cap
+        #: Claims take one depth at a time across the fleet (``--max-depth``).
+        self.one_level = one_level
         self.worker = store.join_fleet(worker_name(), time.time(), ttl)
         self.held: dict[str, int] = {}
         self.active: dict[str, int] = {}
@@ -281,7 +284,7 @@ class Leases:
         room = allowance - self.pending.get(origin, 0)
         if room <= 0 or limit <= 0 or room * 2 < allowance:
             return []
-        got = self.store.claim_host(self.worker, origin, min(room, limit), self.cap)
+        got = self.store.claim_host(self.worker, origin, min(room, limit), self.cap, self.one_level)
         self.pending[origin] = self.pending.get(origin, 0) + len(got)
         return got
 
@@ -441,6 +444,7 @@ class FleetCrawler(Crawler):
             self._lease,
             self.config.concurrency,
             self.config.max_pages,
+            one_level=self.config.max_depth is not None,
         )
         return start
 

@@ -159,15 +159,6 @@ class NewUrl:
     loc: str | None = None
 
 
-#: A claim's depth bound when it has none (the stores' INTEGER depth never reaches it).
-NO_DEPTH_CAP = 2**31 - 1
-
-
-def depth_cap(max_depth: int | None) -> int:
-    """``max_depth`` as a claim's ``depth <= ?`` reads it (None: any depth)."""
-    return NO_DEPTH_CAP if max_depth is None else max_depth
-
-
 @dataclass(frozen=True, slots=True)
 class Claimed:
     """A frontier URL handed to a worker (``url`` the key, ``loc`` as for :class:`NewUrl`)."""
@@ -398,9 +389,10 @@ class CrawlStore(Protocol):
         """Move ``HELD`` URLs to ``QUEUED`` at the given ``(id, depth)``."""
         ...
 
-    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
+    def claim(self, limit: int, one_level: bool = False) -> list[Claimed]:
         """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``
-        (none deeper than ``max_depth``, when given)."""
+        (``one_level``: none deeper than a URL claimed and not through, see
+        :mod:`~sitemapkit.store.levels`)."""
         ...
 
     def claim_url(
@@ -730,9 +722,15 @@ class FleetStore(CrawlStore, Protocol):
         ...
 
     def claim_host(
-        self, worker: int, origin: str, limit: int, cap: int | None = None
+        self,
+        worker: int,
+        origin: str,
+        limit: int,
+        cap: int | None = None,
+        one_level: bool = False,
     ) -> list[Claimed]:
-        """:meth:`CrawlStore.claim` restricted to one origin, the claims marked as ``worker``'s.
+        """:meth:`CrawlStore.claim` restricted to one origin, the claims marked as ``worker``'s
+        (``one_level`` across the whole fleet's claims).
 
         ``cap`` (``--max-pages``): the fleet takes at most ``cap`` URLs from the frontier
         in this session (:meth:`taken`), counted in the claim's own transaction, so no

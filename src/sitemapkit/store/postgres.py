@@ -50,8 +50,8 @@ from sitemapkit.store.base import (
     Thumbnail,
     UrlFacts,
     UrlState,
-    depth_cap,
 )
+from sitemapkit.store.levels import level_clause
 from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
@@ -102,13 +102,19 @@ _CLAIM_COLUMNS = (
     "u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, u.lastmod, "
     "u.lastmod_source"
 )
+
+
 #: Hand out the shallowest queued URLs; rows another session holds are skipped, not waited
 #: for, so claimers sharing one frontier never block each other nor get one URL twice.
-CLAIM_SQL = (
-    "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0 AND depth <= %s "
-    "ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
-    f"RETURNING {_CLAIM_COLUMNS}"
-)
+def claim_sql(one_level: bool) -> str:
+    """The claim of queued URLs, shallowest first (one level, when asked)."""
+    return (
+        "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0"
+        f"{level_clause(one_level)} ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c "
+        f"WHERE u.id = c.id RETURNING {_CLAIM_COLUMNS}"
+    )
+
+
 #: A new URL's id: the one given (a one-writer store's block keeps discovery order), or
 #: the sequence's next.
 _NEXT_ID = "COALESCE(v.id, nextval(pg_get_serial_sequence('urls', 'id')))"
@@ -744,8 +750,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 self._cache[url] = (url_id, UrlState.QUEUED)
 
     @_writes
-    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
-        rows = self._ask(CLAIM_SQL, (depth_cap(max_depth), limit), prepare=None)
+    def claim(self, limit: int, one_level: bool = False) -> list[Claimed]:
+        rows = self._ask(claim_sql(one_level), (limit,), prepare=None)
         if not rows:
             return []
         ids = [int(r[0]) for r in rows]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
+from sitemapkit.store.levels import level_clause
 from sitemapkit.store.postgres_conn import Qmark, pg_guard
 
 if TYPE_CHECKING:
@@ -68,12 +69,16 @@ FLEET_SCHEMA = """
     )
 """
 
-_CLAIM_HOST = (
-    "UPDATE urls u SET state = 1, worker = %s FROM (SELECT id FROM urls WHERE state = 0 "
-    "AND origin = %s ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
-    "RETURNING u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, "
-    "u.lastmod, u.lastmod_source"
-)
+
+def _claim_host_sql(one_level: bool) -> str:
+    return (
+        "UPDATE urls u SET state = 1, worker = %s FROM (SELECT id FROM urls WHERE state = 0 "
+        f"AND origin = %s{level_clause(one_level)} ORDER BY depth, id LIMIT %s "
+        "FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
+        "RETURNING u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, "
+        "u.lastmod, u.lastmod_source"
+    )
+
 
 _fleet = pg_guard("write the fleet's leases", StoreWriteError)
 _reads = pg_guard("read the fleet's leases", StoreError)
@@ -167,7 +172,12 @@ class PgFleetTables:
 
     @_fleet
     def claim_host(
-        self, worker: int, origin: str, limit: int, cap: int | None = None
+        self,
+        worker: int,
+        origin: str,
+        limit: int,
+        cap: int | None = None,
+        one_level: bool = False,
     ) -> list[Claimed]:
         def work(conn: psycopg.Connection) -> list[tuple[Any, ...]]:
             # The count's row lock, held to this claim's commit: the workers' capped
@@ -175,7 +185,7 @@ class PgFleetTables:
             want = fleet_sql.capped(Qmark(conn), limit, cap, " FOR UPDATE")
             if want == 0:
                 return []
-            got = conn.execute(_CLAIM_HOST, (worker, origin, want)).fetchall()
+            got = conn.execute(_claim_host_sql(one_level), (worker, origin, want)).fetchall()
             if cap is not None:
                 fleet_sql.count_taken(Qmark(conn), len(got))
             return got

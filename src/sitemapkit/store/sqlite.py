@@ -47,9 +47,9 @@ from sitemapkit.store.base import (
     Thumbnail,
     UrlFacts,
     UrlState,
-    depth_cap,
 )
 from sitemapkit.store.guard import guard, guard_stream
+from sitemapkit.store.levels import level_clause
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.run_end import end_run
 from sitemapkit.store.sessions import ADD_SQL, SESSIONS_SCHEMA, Session
@@ -520,12 +520,13 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
                 self._cache[url] = (url_id, UrlState.QUEUED)
 
     @_writes
-    def claim(self, limit: int, max_depth: int | None = None) -> list[Claimed]:
+    def claim(self, limit: int, one_level: bool = False) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
             "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
-            "lastmod_source FROM urls WHERE state = 0 AND depth <= ? ORDER BY depth, id LIMIT ?",
-            (depth_cap(max_depth), limit),
+            f"lastmod_source FROM urls WHERE state = 0{level_clause(one_level)} "
+            "ORDER BY depth, id LIMIT ?",
+            (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])

@@ -19,6 +19,7 @@ from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
 from sitemapkit.store.guard import guard
+from sitemapkit.store.levels import level_clause
 
 #: Schema migration 13: where every URL's host is (the frontier is claimed by host), who
 #: claimed it, the live workers, the host slots they lease, and what the fleet shares.
@@ -132,13 +133,19 @@ class FleetTables:
 
     @_fleet
     def claim_host(
-        self, worker: int, origin: str, limit: int, cap: int | None = None
+        self,
+        worker: int,
+        origin: str,
+        limit: int,
+        cap: int | None = None,
+        one_level: bool = False,
     ) -> list[Claimed]:
         conn = self._begin()  # BEGIN IMMEDIATE: no other worker claims or counts meanwhile
         limit = fleet_sql.capped(conn, limit, cap)
         rows = conn.execute(
             "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
-            "lastmod_source FROM urls WHERE state = 0 AND origin = ? ORDER BY depth, id LIMIT ?",
+            "lastmod_source FROM urls WHERE state = 0 AND origin = ? "
+            f"{level_clause(one_level)} ORDER BY depth, id LIMIT ?",
             (origin, limit),
         ).fetchall()
         if rows:

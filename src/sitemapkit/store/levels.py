@@ -1,0 +1,38 @@
+"""One depth at a time (``--max-depth``): the condition every store's claims share.
+
+Why: a URL's depth is the one it is first seen at.  Were a deeper page fetched while a
+shallower one is in flight (a slow page, many tasks, another worker), a URL both link
+would take the deeper page's depth, so ``--max-depth`` (or the trap guard's depth
+limit) could leave out a page within reach, and the depths, and so the crawl, would
+hang on fetch order.  A claim therefore takes no URL deeper than the shallowest URL
+claimed and not through: each depth is then the length of the shortest link path,
+whatever ``--concurrency``, ``--workers`` or the number of fleet processes.
+
+A page leaves the claimed state in the transaction that stores its links, so no
+process sees a level through before its links are in.  It costs one wait for the
+level's last page per level (9% of the demo crawl, 14 levels deep), a level of many
+hosts waits for its slowest host, and in a fleet a dead worker's claimed URLs hold the
+next level back until its leases expire: so only a crawl whose pages depend on their
+depth (``--max-depth``) takes a level at a time; the others keep a URL's first depth.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: No URL claimed (or queued): any depth (the stores' INTEGER depth never reaches it).
+_ANY_DEPTH: Final = 2**31 - 1
+#: ``AND``-ed into a claim's ``WHERE``: no deeper than the shallowest URL claimed, nor than
+#: the shallowest queued (a claim with nothing in flight takes one level, not the next
+#: one's URLs too).  Each bound is a subquery of its own, run once per statement through a
+#: partial index (the claimed URLs; the queue's first entry), so the queue's index is read
+#: up to the bound and no further: a level's last claims do not scan the deeper levels.
+CLAIMABLE_DEPTH: Final = (
+    f"depth <= (SELECT COALESCE(MIN(depth), {_ANY_DEPTH}) FROM urls WHERE state = 1) "
+    f"AND depth <= (SELECT COALESCE(MIN(depth), {_ANY_DEPTH}) FROM urls WHERE state = 0)"
+)
+
+
+def level_clause(one_level: bool) -> str:
+    """What a claim's ``WHERE`` gets: the rule when the crawl takes a level at a time."""
+    return f" AND {CLAIMABLE_DEPTH}" if one_level else ""
