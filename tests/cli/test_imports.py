@@ -41,12 +41,16 @@ NOT_FOR_A_PLAIN_CRAWL = (
     "sitemapkit.read.source",
     "sitemapkit.addresses",
     "sitemapkit.store.postgres",
+    "sitemapkit.store.postgres_conn",  # a SQLite --db is told apart by store/spec.py
     "psycopg",
     "playwright",
     "lxml",
     "aiohttp",  # the crawl speaks HTTP through crawl/httpclient.py
     "yarl",
     "multidict",
+    "idna",  # only for a host that is not plain ASCII (urls.py)
+    "ctypes",  # only to trim the heap after a body of a megabyte or more (crawl/heap.py)
+    "tempfile",  # a published file's temporary is made by fileio.py (tempfile imports bz2 ...)
 )
 
 
