@@ -22,7 +22,6 @@ import click
 from sitemapkit import __version__, lazytrust
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import SitemapkitError
-from sitemapkit.gcpause import paused_gc
 
 #: name -> (module, attribute, one-line help)
 _COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -114,10 +113,7 @@ class LazyGroup(click.Group):
         entry = _COMMANDS.get(cmd_name)
         if entry is None or not self._available(cmd_name):
             return None
-        # A command's modules are thousands of functions and classes that live to the end:
-        # the collector's passes over them while they load were 5 ms of a crawl's imports.
-        with paused_gc():
-            module = importlib.import_module(entry[0])
+        module = importlib.import_module(entry[0])
         command = getattr(module, entry[1])
         if not isinstance(command, click.Command):
             raise TypeError(f"{entry[0]}.{entry[1]} is not a click command")
