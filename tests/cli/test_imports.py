@@ -42,6 +42,7 @@ NOT_FOR_A_PLAIN_CRAWL = (
     "sitemapkit.addresses",
     "sitemapkit.store.postgres",
     "sitemapkit.store.postgres_conn",  # a SQLite --db is told apart by store/spec.py
+    "sitemapkit.store.rows",  # runs, --why, audit, IndexNow and fleet rows: no crawl makes one
     "psycopg",
     "playwright",
     "lxml",
