@@ -320,7 +320,7 @@ class CrawlStore(Protocol):
         """This session closes (written with the next commit): it did not die mid-run.
 
         A session that wrote figures and never closed is counted in
-        :attr:`RunRow.unended`.
+        :attr:`~sitemapkit.store.rows.RunRow.unended`.
         """
         ...
 

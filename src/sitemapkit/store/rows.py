@@ -34,7 +34,7 @@ class RunRow:
     bytes: int | None = None
     #: Whether the store recorded what changed per URL in this run (``False``: a run made
     #: before change records; only the last such run's end state is known, see
-    #: :class:`UrlFacts`).
+    #: :class:`~sitemapkit.store.base.UrlFacts`).
     tracked: bool = True
     #: Sessions (processes) of this run that wrote figures and never closed: killed, or
     #: still running.  Their figures count up to their last commit; what they fetched
