@@ -19,8 +19,6 @@ from functools import lru_cache
 from typing import Final
 from urllib.parse import urlsplit
 
-import idna
-
 from sitemapkit.errors import InputError
 
 #: The URL character classes, as regex class bodies: the ONE place they are spelled.
@@ -128,6 +126,8 @@ def host_to_ascii(host: str) -> str | None:
     if host.endswith(".") and not host.endswith(".."):
         host = host[:-1]
     if not host.isascii():
+        import idna  # a Unicode host: most sites have none, so most runs never load IDNA
+
         try:
             host = idna.encode(host, uts46=True).decode("ascii")
         except (idna.IDNAError, UnicodeError, ValueError):
@@ -204,6 +204,8 @@ def valid_host(host: str) -> bool:
     if _HOST_NAME_RE.fullmatch(host) is None:
         return False
     if "xn--" in host.lower():
+        import idna  # an A-label to decode: rare, as above
+
         name = host.rstrip(".").lower()
         try:
             idna.decode(name)

@@ -15,7 +15,8 @@ import pytest
 
 from sitemapkit.audit.compare import Context, fate
 from sitemapkit.store import open_audit_store
-from sitemapkit.store.base import AuditStore, ListedFacts, ListedRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import AuditStore, NewUrl, Outcome, UrlState
+from sitemapkit.store.rows import ListedFacts, ListedRow
 
 SITE = "http://a.test"
 HEALTHY = ListedFacts(

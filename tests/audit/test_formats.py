@@ -21,7 +21,8 @@ from sitemapkit.audit.codes import AUDIT_CODES
 from sitemapkit.audit.machine import write_csv, write_junit, write_sarif
 from sitemapkit.audit.page import write_html
 from sitemapkit.audit.run import AuditResult
-from sitemapkit.store.base import AuditRow, NewUrl
+from sitemapkit.store.base import NewUrl
+from sitemapkit.store.rows import AuditRow
 from sitemapkit.store.sqlite import SqliteStore
 
 SITE = "https://shop.example/"

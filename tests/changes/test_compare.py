@@ -9,7 +9,8 @@ from sitemapkit.changes.compare import MAX_HISTORY, Change, Kind, compare, map_s
 from sitemapkit.changes.report import write_text
 from sitemapkit.changes.runs import Diff, Side
 from sitemapkit.fileio import spreadsheet_cell
-from sitemapkit.store.base import RunRow, UrlFacts
+from sitemapkit.store.base import UrlFacts
+from sitemapkit.store.rows import RunRow
 
 PAGE = UrlFacts("http://a/x", 1, False, 200, True, None, "X", None, "f1", None)
 

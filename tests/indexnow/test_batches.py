@@ -14,7 +14,8 @@ from sitemapkit.indexnow.protocol import batches, key_problem
 from sitemapkit.indexnow.submit import Settings, submit
 from sitemapkit.limits import INDEXNOW_MAX_URLS
 from sitemapkit.store import open_store
-from sitemapkit.store.base import CrawlStore, IndexNowChange, NewUrl, Outcome
+from sitemapkit.store.base import CrawlStore, NewUrl, Outcome
+from sitemapkit.store.rows import IndexNowChange
 
 
 def _finished_crawl(db: Path, urls: list[str]) -> CrawlStore:

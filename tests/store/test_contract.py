@@ -19,17 +19,16 @@ from sitemapkit.errors import StoreBusyError, StoreError
 from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, iter_page_records, open_audit_store, open_store
 from sitemapkit.store.base import (
-    AuditRow,
     AuditStore,
     CrawlStore,
     Fate,
     LinkRow,
-    ListedRow,
     NewUrl,
     Outcome,
     Thumbnail,
     UrlState,
 )
+from sitemapkit.store.rows import AuditRow, ListedRow
 
 #: name -> makes the spec of a fresh, empty store (given the test's request and tmp_path)
 IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
@@ -534,7 +533,7 @@ def test_a_resumed_run_updates_its_own_change_records(store: CrawlStore) -> None
 
 
 def test_indexnow_log_sends_each_version_once_and_keeps_failed_batches(spec: str) -> None:
-    from sitemapkit.store.base import SubmissionRow
+    from sitemapkit.store.rows import SubmissionRow
 
     store = open_store(spec)
     try:

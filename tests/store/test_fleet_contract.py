@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit.store.base import FleetStore, HostRobots, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import FleetStore, NewUrl, Outcome, UrlState
 from sitemapkit.store.registry import open_fleet_store
+from sitemapkit.store.rows import HostRobots
 
 FLEET_IMPLEMENTATIONS: dict[str, Callable[[pytest.FixtureRequest, Path], str]] = {
     "sqlite": lambda _request, tmp: str(tmp / "crawl.sqlite"),

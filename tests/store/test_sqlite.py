@@ -108,7 +108,7 @@ def test_a_corrupt_crawl_is_one_error_line_not_a_traceback(
 
 def test_a_failed_audit_write_is_one_store_write_error(tmp_path: Path) -> None:
     from sitemapkit.errors import StoreWriteError
-    from sitemapkit.store.base import AuditRow
+    from sitemapkit.store.rows import AuditRow
 
     store = SqliteStore(tmp_path / "c.sqlite")
     store._conn.execute("PRAGMA query_only = 1")  # what a read-only file answers to a write

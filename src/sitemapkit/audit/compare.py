@@ -21,7 +21,8 @@ from urllib.parse import urlsplit
 from sitemapkit import dates
 from sitemapkit.audit.codes import AUDIT_CODES
 from sitemapkit.read.walk import is_url
-from sitemapkit.store.base import AuditRow, AuditStore, ListedFacts, UrlState
+from sitemapkit.store.base import AuditStore, UrlState
+from sitemapkit.store.rows import AuditRow, ListedFacts
 
 #: A sitemap date and a page date further apart than this disagree (issue 11).
 LASTMOD_SLACK = timedelta(days=1)

@@ -1,6 +1,6 @@
 """The audit's left side: every URL the sitemaps list, read once into the store.
 
-Each ``<loc>`` becomes a :class:`~sitemapkit.store.base.ListedRow` with its
+Each ``<loc>`` becomes a :class:`~sitemapkit.store.rows.ListedRow` with its
 sitemap and line; each hreflang alternate of an entry becomes one too
 (``kind="alternate"``), so alternates get a known fate like any listed URL.
 Rows are keyed by the crawl's own spelling of the URL (the crawl's
@@ -18,7 +18,8 @@ from sitemapkit.model import Finding
 from sitemapkit.read.reader import aiter_sourced
 from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import is_url
-from sitemapkit.store.base import AuditStore, ListedRow
+from sitemapkit.store.base import AuditStore
+from sitemapkit.store.rows import ListedRow
 
 if TYPE_CHECKING:
     import aiohttp

@@ -23,7 +23,8 @@ from sitemapkit.audit.codes import AUDIT_CODES, audit_severity, meaning
 from sitemapkit.audit.run import AuditResult
 from sitemapkit.fileio import spreadsheet_cell
 from sitemapkit.model import Finding, Severity
-from sitemapkit.store.base import AuditRow, AuditStore
+from sitemapkit.store.base import AuditStore
+from sitemapkit.store.rows import AuditRow
 
 FIELDS = ("code", "severity", "url", "sitemap", "line", "evidence")
 #: Findings written into one JUnit failure's text (the rest are counted).

@@ -15,7 +15,8 @@ from typing import TextIO
 
 from sitemapkit.audit.codes import audit_severity, meaning
 from sitemapkit.audit.run import AuditResult
-from sitemapkit.store.base import AuditRow, AuditStore
+from sitemapkit.store.base import AuditStore
+from sitemapkit.store.rows import AuditRow
 
 #: Examples shown per code in the summary.
 EXAMPLES = 3

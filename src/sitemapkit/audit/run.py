@@ -39,7 +39,8 @@ from sitemapkit.read.discover import WELL_KNOWN_PATHS
 from sitemapkit.read.source import ReadLimits
 from sitemapkit.read.walk import is_unreadable, is_url
 from sitemapkit.store import open_audit_store
-from sitemapkit.store.base import AuditRow, AuditStore, NewUrl, UrlState
+from sitemapkit.store.base import AuditStore, NewUrl, UrlState
+from sitemapkit.store.rows import AuditRow
 from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from pathlib import Path
 from sitemapkit.changes.compare import Change, compare, merge_by_url
 from sitemapkit.errors import InputError
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore, RunRow, UrlFacts
+from sitemapkit.store.base import CrawlStore, UrlFacts
+from sitemapkit.store.rows import RunRow
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,7 +113,7 @@ class LazyGroup(click.Group):
         entry = _COMMANDS.get(cmd_name)
         if entry is None or not self._available(cmd_name):
             return None
-        module = importlib.import_module(entry[0])
+        module = _import_frozen(entry[0])
         command = getattr(module, entry[1])
         if not isinstance(command, click.Command):
             raise TypeError(f"{entry[0]}.{entry[1]} is not a click command")
@@ -150,6 +150,27 @@ def cli(ctx: click.Context, traceback: bool) -> None:
     ctx.obj["traceback"] = traceback
 
 
+def _import_frozen(name: str) -> Any:
+    """Import a command's module with the collector off, then freeze the heap.
+
+    Why: the functions, classes and module dicts a command loads (thousands) live to the
+    end of the process and are no garbage, yet the collector walked them while they
+    loaded (50 gen-0 and 5 gen-1 passes on a crawl: 6-9 ms under ``gc.callbacks``).  A
+    collector merely paused walks them all in its next passes; frozen (``gc.freeze``),
+    no pass walks them.  :func:`main` unfreezes when the command returns, so a caller in
+    a longer-lived process keeps its collector; the process's exit freezes again
+    (:func:`_freeze_at_exit`).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(name)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
 def _freeze_at_exit() -> None:
     """Let the process's exit skip the interpreter's last garbage collection.
 
@@ -173,6 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     _freeze_at_exit()
     lazytrust.install()  # no CA bundle read at start-up for a command that never uses TLS
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(args)
+    finally:
+        gc.unfreeze()  # what _import_frozen froze: a longer-lived caller collects it again
+
+
+def _run(args: list[str]) -> int:
+    """:func:`main` for ``args``: the command's exit status."""
     show_tb = "--traceback" in args
     try:
         result: Any = cli.main(args=args, prog_name="sitemapkit", standalone_mode=False)

@@ -53,10 +53,11 @@ from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
 from sitemapkit.errors import EmptySetError, InputError, StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import CrawlStore, Explanation, OpenMode
+from sitemapkit.store.base import CrawlStore, OpenMode
 
 if TYPE_CHECKING:
     from sitemapkit.indexnow.submit import Settings
+    from sitemapkit.store.rows import Explanation
     from sitemapkit.write.writer import WriteResult
 
 DB_NAME = "crawl.sqlite"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from sitemapkit.store.postgres_conn import is_pg_spec
+from sitemapkit.store.spec import is_pg_spec
 
 #: What ``--db`` holds once parsed.
 DbSpec = Path | str

@@ -27,7 +27,7 @@ from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import StoreError
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import RunRow
+from sitemapkit.store.rows import RunRow
 
 _HEADER = ("run", "started (UTC)", "took", "state", "pages", "304", "changed", "bytes")
 

@@ -39,7 +39,8 @@ from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRules
 from sitemapkit.crawl.traps import TrapGuard, TrapLimits, counter_keys
 from sitemapkit.errors import StoreError
-from sitemapkit.store.base import Claimed, FleetStore, HostRobots
+from sitemapkit.store.base import Claimed, FleetStore
+from sitemapkit.store.rows import HostRobots
 from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:

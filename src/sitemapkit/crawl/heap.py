@@ -12,8 +12,6 @@ four pages a trim (0.5 ms with one), a sixth of the parse, in fault handling.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from collections.abc import Callable
 from functools import cache
 from typing import Final
@@ -24,6 +22,10 @@ BIG_BODY: Final = 1 << 20
 
 @cache
 def _malloc_trim() -> Callable[[int], int] | None:
+    # ctypes is imported on the first big body only: most crawls never trim (issue 13).
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     if name is None:
         return None

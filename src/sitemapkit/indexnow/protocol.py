@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from sitemapkit.addresses import address_class, ip_literal
 from sitemapkit.limits import INDEXNOW_MAX_URLS
-from sitemapkit.store.base import IndexNowChange
+from sitemapkit.store.rows import IndexNowChange
 
 #: The shared endpoint: it forwards every submission to all IndexNow search engines.
 DEFAULT_ENDPOINT: Final = "https://api.indexnow.org/indexnow"

@@ -36,7 +36,8 @@ from sitemapkit.indexnow.protocol import (
     meaning,
     retryable,
 )
-from sitemapkit.store.base import CrawlStore, SubmissionRow
+from sitemapkit.store.base import CrawlStore
+from sitemapkit.store.rows import SubmissionRow
 
 #: Pending URLs read from the store at a time (cut into requests of at most 10,000).
 _PAGE = 50_000

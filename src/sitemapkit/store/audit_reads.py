@@ -11,10 +11,14 @@ million listed URLs stream on either store.  Only the writes differ by dialect
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow, UrlState
+from sitemapkit.store.base import UrlState
 from sitemapkit.store.sqlreader import SqlReader, SqlStreamer
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import AuditRow, ListedFacts
 
 #: Link kinds that count as "a crawled page links to it" (not canonical/alternate hints).
 _LINK_KINDS = "('a', 'area')"
@@ -64,36 +68,35 @@ def listed_unknown(db: SqlReader, limit: int) -> list[str]:
 
 def listed_facts(db: SqlStreamer) -> Iterator[ListedFacts]:
     """Every listed URL joined with the crawl's facts, in listing order."""
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import ListedFacts, ListedRow
+
     for row in db.stream(_FACTS_SQL):
-        yield _facts(row)
-
-
-def _facts(row: Sequence[object]) -> ListedFacts:
-    listed = ListedRow(
-        key=str(row[0]),
-        loc=str(row[1]),
-        sitemap=str(row[2]),
-        line=opt_int(row[3]),
-        lastmod=opt_str(row[4]),
-        kind=str(row[5]),
-        parent=opt_str(row[6]),
-    )
-    state = opt_int(row[8])
-    return ListedFacts(
-        listed=listed,
-        url_id=opt_int(row[7]),
-        state=None if state is None else UrlState(state),
-        status=opt_int(row[9]),
-        reason=opt_str(row[10]),
-        detail=opt_str(row[11]),
-        content_type=opt_str(row[12]),
-        canonical=opt_str(row[13]),
-        redirect_to=opt_str(row[14]),
-        page_lastmod=opt_str(row[15]),
-        page_lastmod_source=opt_str(row[16]),
-        indexable=bool(row[17]),
-        inlinks=int(row[18]),  # type: ignore[call-overload]
-    )
+        listed = ListedRow(
+            key=str(row[0]),
+            loc=str(row[1]),
+            sitemap=str(row[2]),
+            line=opt_int(row[3]),
+            lastmod=opt_str(row[4]),
+            kind=str(row[5]),
+            parent=opt_str(row[6]),
+        )
+        state = opt_int(row[8])
+        yield ListedFacts(
+            listed=listed,
+            url_id=opt_int(row[7]),
+            state=None if state is None else UrlState(state),
+            status=opt_int(row[9]),
+            reason=opt_str(row[10]),
+            detail=opt_str(row[11]),
+            content_type=opt_str(row[12]),
+            canonical=opt_str(row[13]),
+            redirect_to=opt_str(row[14]),
+            page_lastmod=opt_str(row[15]),
+            page_lastmod_source=opt_str(row[16]),
+            indexable=bool(row[17]),
+            inlinks=int(row[18]),
+        )
 
 
 def listed_duplicates(db: SqlStreamer) -> Iterator[tuple[str, list[tuple[str, int | None]]]]:
@@ -145,6 +148,9 @@ def findings(db: SqlStreamer, code: str | None, limit: int | None) -> Iterator[A
     if limit is not None:
         sql += " LIMIT ?"
         args.append(limit)
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import AuditRow
+
     for row in db.stream(sql, args):
         yield AuditRow(
             code=str(row[0]),

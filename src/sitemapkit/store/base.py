@@ -7,7 +7,9 @@ default engine (:mod:`sitemapkit.store.sqlite`); another engine only has to
 implement these methods (the contract tests in ``tests/store/test_contract.py``
 are written against this protocol, parametrised over the implementations).
 Nothing outside ``store/`` runs SQL or knows a schema: stores are opened by a
-spec (a path or a URL) through :func:`sitemapkit.store.open_store`.
+spec (a path or a URL) through :func:`sitemapkit.store.open_store`.  The rows a store
+hands its readers other than the crawl (runs, ``--why``, the audit, IndexNow, a fleet's
+robots.txt) are defined in :mod:`sitemapkit.store.rows`, which a crawl does not import.
 
 URL states, as stored:
 
@@ -30,9 +32,21 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from sitemapkit.model import Alternate, PageRecord
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import (
+        AuditRow,
+        Explanation,
+        HostRobots,
+        IndexNowChange,
+        ListedFacts,
+        ListedRow,
+        RunRow,
+        SubmissionRow,
+    )
 
 #: How a store is opened.  ``read``: an existing crawl, read-only and without the lock (it
 #: may be read while a crawl writes it).  The others lock the store for this process until
@@ -47,31 +61,6 @@ class UrlState(enum.IntEnum):
     DONE = 2
     HELD = 3
     STALE = 4
-
-
-@dataclass(frozen=True, slots=True)
-class RunRow:
-    """One run of a crawl over the same store (``sitemapkit crawl`` again on a finished crawl)."""
-
-    id: int
-    started_at: float
-    ended_at: float | None
-    #: ``running``, ``finished``, ``stopped:REASON`` or ``interrupted``.
-    state: str
-    #: Pages asked for, of them answered ``304``, pages whose content changed in this run,
-    #: body bytes downloaded (``None``: a run before these were recorded).
-    pages: int | None = None
-    not_modified: int | None = None
-    changed: int | None = None
-    bytes: int | None = None
-    #: Whether the store recorded what changed per URL in this run (``False``: a run made
-    #: before change records; only the last such run's end state is known, see
-    #: :class:`UrlFacts`).
-    tracked: bool = True
-    #: Sessions (processes) of this run that wrote figures and never closed: killed, or
-    #: still running.  Their figures count up to their last commit; what they fetched
-    #: after it was not stored (its URLs went back to the queue and were fetched again).
-    unended: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,36 +99,6 @@ class UrlFacts:
     canonical: str | None
     fingerprint: str | None
     lastmod: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class IndexNowChange:
-    """A URL a search engine has not yet been told about (``sitemapkit indexnow``).
-
-    ``change`` is ``added`` (in the sitemap, never submitted or submitted as removed),
-    ``changed`` (submitted at another ``version``) or ``removed`` (submitted while in
-    the sitemap, no longer in it).  ``version`` is what it is submitted at: its content
-    fingerprint, or its lastmod for a page without one (``None`` for a removed URL).
-    """
-
-    url_id: int
-    url: str
-    change: str
-    version: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class SubmissionRow:
-    """One IndexNow request as the submission log keeps it, accepted or not."""
-
-    at: float
-    endpoint: str
-    host: str
-    urls: int
-    #: The endpoint's HTTP status (``None``: no answer: a refused connection ...).
-    status: int | None
-    accepted: bool
-    detail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,71 +241,6 @@ class Fate:
     reason: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Explanation:
-    """Everything the store knows about one URL (``--why``)."""
-
-    record: PageRecord
-    state: UrlState
-    detail: str | None
-    found_from: str | None
-    found_how: str | None
-    redirect_chain: tuple[tuple[str, int | None], ...]
-    fetched_at: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class ListedRow:
-    """One URL a sitemap lists (``kind="loc"``) or names as an hreflang alternate.
-
-    ``key`` is the URL as the crawl spells it (normalised with the crawl's query
-    policy), so a listed URL and the crawled page meet on one indexed column.
-    """
-
-    key: str
-    loc: str
-    sitemap: str
-    line: int | None
-    lastmod: str | None = None
-    kind: str = "loc"
-    #: The listing entry's loc, for an alternate.
-    parent: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ListedFacts:
-    """A listed URL joined with what the crawl learnt of it (``state`` is None: never seen)."""
-
-    listed: ListedRow
-    url_id: int | None
-    state: UrlState | None
-    status: int | None
-    reason: str | None
-    detail: str | None
-    content_type: str | None
-    canonical: str | None
-    redirect_to: str | None
-    page_lastmod: str | None
-    page_lastmod_source: str | None
-    indexable: bool
-    #: Distinct other pages linking to it with a followable ``a``/``area`` link.
-    inlinks: int
-
-
-@dataclass(frozen=True, slots=True)
-class AuditRow:
-    """One audit finding as stored: a stable ``code`` and its evidence."""
-
-    code: str
-    severity: str
-    url: str | None
-    sitemap: str | None
-    line: int | None
-    evidence: str
-    #: How many findings this row counts for: 1, or the N of an "and N more" row.
-    weight: int = 1
-
-
 class CrawlStore(Protocol):
     """The crawl's memory.  Writes may be buffered until :meth:`commit`.
 
@@ -428,7 +322,7 @@ class CrawlStore(Protocol):
         """This session closes (written with the next commit): it did not die mid-run.
 
         A session that wrote figures and never closed is counted in
-        :attr:`RunRow.unended`.
+        :attr:`~sitemapkit.store.rows.RunRow.unended`.
         """
         ...
 
@@ -642,16 +536,6 @@ class AuditStore(CrawlStore, Protocol):
     def findings(self, code: str | None = None, limit: int | None = None) -> Iterator[AuditRow]:
         """Stored findings (of one code), in the order they were added."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class HostRobots:
-    """A host's robots.txt as the fleet fetched it once (``status`` None: unreachable)."""
-
-    status: int | None
-    body: bytes
-    error: str | None
-    fetched_at: float
 
 
 class FleetStore(CrawlStore, Protocol):

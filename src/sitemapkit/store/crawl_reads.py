@@ -12,12 +12,15 @@ arrays) stay with each store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitemapkit.model import PageRecord
-from sitemapkit.store.base import Explanation, Fate, RunRow, UrlState
+from sitemapkit.store.base import Fate, UrlState
 from sitemapkit.store.sessions import RUN_FIGURES_SQL
 from sitemapkit.store.sqlreader import SqlReader
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import Explanation, RunRow
 
 
 def run_started(db: SqlReader) -> float | None:
@@ -28,6 +31,9 @@ def run_started(db: SqlReader) -> float | None:
 
 def runs(db: SqlReader) -> list[RunRow]:
     """Every run, oldest first; its figures are its sessions' (see :mod:`.sessions`)."""
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import RunRow
+
     return [
         RunRow(
             int(i),
@@ -164,6 +170,9 @@ def counts(conn: SqlReader) -> dict[str, int]:
 
 def explain(conn: SqlReader, url: str, record_sql: str = RECORD_SQL) -> Explanation | None:
     """Why ``url`` has its fate: its record, who found it and how, its redirect chain."""
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import Explanation
+
     row = conn.execute(record_sql + " WHERE u.url = ? OR u.loc = ?", (url, url)).fetchone()
     if row is None:
         return None

@@ -14,8 +14,12 @@ row lock makes them compare-and-set).  What differs (claims: PostgreSQL adds
 
 from __future__ import annotations
 
-from sitemapkit.store.base import HostRobots
+from typing import TYPE_CHECKING
+
 from sitemapkit.store.sqlreader import SqlReader
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import HostRobots
 
 #: The origins with queued URLs, one index probe each (a loose scan of urls_origin_queue).
 HOSTS_SQL = (
@@ -106,6 +110,9 @@ def lease_slots(db: SqlReader, worker: int, origin: str, per_host: int, want: in
 
 
 def host_robots(db: SqlReader, origin: str) -> HostRobots | None:
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import HostRobots
+
     row = db.execute(
         "SELECT robots_status, robots_body, robots_error, robots_at FROM hosts "
         "WHERE origin = ? AND robots_at IS NOT NULL",

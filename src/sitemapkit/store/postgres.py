@@ -36,17 +36,13 @@ from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
     Claimed,
-    Explanation,
     Fate,
-    IndexNowChange,
     LinkRow,
     NewUrl,
     OpenMode,
     Outcome,
     RunFigures,
-    RunRow,
     SitemapRow,
-    SubmissionRow,
     Thumbnail,
     UrlFacts,
     UrlState,
@@ -73,6 +69,7 @@ from sitemapkit.store.postgres_schema import (
     schema_state,
     schema_version,
 )
+from sitemapkit.store.rows import Explanation, IndexNowChange, RunRow, SubmissionRow
 from sitemapkit.store.sessions import ADD_SQL, Session
 from sitemapkit.store.sqlite import (
     APPLICATION_ID,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import audit_reads as reads
-from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow
 from sitemapkit.store.postgres_conn import Qmark, pg_guard, pg_guard_stream
+from sitemapkit.store.rows import AuditRow, ListedFacts, ListedRow
 
 if TYPE_CHECKING:
     import psycopg

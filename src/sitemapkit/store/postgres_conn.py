@@ -42,7 +42,6 @@ DEFAULT_SCHEMA = "sitemapkit"
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}\Z")
 #: Seconds before each reconnection attempt.
 BACKOFF = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
-SCHEMES = ("postgresql", "postgres")
 #: Rows a server-side cursor fetches at a time.
 STREAM_BATCH = 1000
 _cursor_names = itertools.count(1)
@@ -55,11 +54,6 @@ class PgSpec:
     conninfo: str
     name: str
     schema: str
-
-
-def is_pg_spec(spec: object) -> bool:
-    """True for a ``postgresql://`` or ``postgres://`` spec (a string, not a path)."""
-    return isinstance(spec, str) and spec.partition("://")[0].lower() in SCHEMES and "://" in spec
 
 
 def parse_spec(spec: str) -> PgSpec:

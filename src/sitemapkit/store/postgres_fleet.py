@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
-from sitemapkit.store.base import Claimed, HostRobots
+from sitemapkit.store.base import Claimed
 from sitemapkit.store.levels import level_clause
 from sitemapkit.store.postgres_conn import Qmark, pg_guard
+from sitemapkit.store.rows import HostRobots
 
 if TYPE_CHECKING:
     import psycopg

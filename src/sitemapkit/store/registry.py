@@ -16,7 +16,7 @@ from pathlib import Path
 from sitemapkit.errors import StoreError
 from sitemapkit.model import PageRecord
 from sitemapkit.store.base import AuditStore, CrawlStore, FleetStore, OpenMode
-from sitemapkit.store.postgres_conn import is_pg_spec
+from sitemapkit.store.spec import is_pg_spec
 
 
 def _sqlite_path(spec: str | Path) -> Path:

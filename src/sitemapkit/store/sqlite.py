@@ -28,21 +28,19 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store import chain_sql, crawl_reads
 from sitemapkit.store.base import (
     Claimed,
-    Explanation,
     Fate,
     LinkRow,
     NewUrl,
     OpenMode,
     Outcome,
     RunFigures,
-    RunRow,
     SitemapRow,
     Thumbnail,
     UrlFacts,
@@ -64,6 +62,9 @@ from sitemapkit.store.sqlite_fleet import FLEET_SCHEMA, FleetTables
 from sitemapkit.store.sqlite_indexnow import INDEXNOW_SCHEMA, IndexNowTables
 from sitemapkit.store.sqlreader import Batched
 from sitemapkit.urls import origin_of
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import Explanation, RunRow
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreWriteError
 from sitemapkit.store import audit_reads as reads
-from sitemapkit.store.base import AuditRow, ListedFacts, ListedRow
 from sitemapkit.store.guard import guard
 from sitemapkit.store.sqlreader import Batched
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import AuditRow, ListedFacts, ListedRow
 
 #: Schema migration 3: the audit's tables.
 AUDIT_SCHEMA = """

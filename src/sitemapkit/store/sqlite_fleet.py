@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
-from sitemapkit.store.base import Claimed, HostRobots
+from sitemapkit.store.base import Claimed
 from sitemapkit.store.guard import guard
 from sitemapkit.store.levels import level_clause
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import HostRobots
 
 #: Schema migration 13: where every URL's host is (the frontier is claimed by host), who
 #: claimed it, the live workers, the host slots they lease, and what the fleet shares.

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError, StoreWriteError
-from sitemapkit.store.base import IndexNowChange, SubmissionRow
 from sitemapkit.store.guard import guard
 from sitemapkit.store.sqlreader import SqlReader
+
+if TYPE_CHECKING:
+    from sitemapkit.store.rows import IndexNowChange, SubmissionRow
 
 #: Schema migration 11: the IndexNow submission log.
 INDEXNOW_SCHEMA = """
@@ -65,6 +68,9 @@ PENDING_SQL = f"""
 
 def pending(db: SqlReader, after: int, limit: int) -> list[IndexNowChange]:
     """The URLs to submit after id ``after`` (both stores run this SQL)."""
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import IndexNowChange
+
     return [
         IndexNowChange(int(i), str(url), str(change), None if v is None else str(v))
         for i, url, change, v in db.execute(PENDING_SQL, (after, after, limit))
@@ -73,6 +79,9 @@ def pending(db: SqlReader, after: int, limit: int) -> list[IndexNowChange]:
 
 def submissions(db: SqlReader) -> list[SubmissionRow]:
     """Every request made, oldest first (both stores run this SQL)."""
+    # Imported here: a crawl never builds this row (store/rows.py).
+    from sitemapkit.store.rows import SubmissionRow
+
     return [
         SubmissionRow(
             float(at),
