@@ -135,3 +135,25 @@ async def test_two_tabs_watch_one_crawl_and_cannot_start_a_second(client, demo) 
         assert [
             d["job"]["exit_code"] for _, n, d in got if n == "state" and d["job"]["ended_at"]
         ] == [0]
+
+
+async def test_a_job_state_goes_out_after_a_reading_begun_after_it(tmp_path) -> None:
+    """The page that shows "finished" shows the numbers the crawl ended with: the state
+    change is sent after a reading of the store begun once the job was over (at once,
+    not at the next tick), never with the reading of the tick before."""
+    from sitemapkit.app.workspace import SitePaths
+
+    now = {"state": "running"}
+    watcher = Watcher(SitePaths("a", tmp_path), lambda _paths: now["state"])
+    sub = watcher.subscribe()
+    await asyncio.wait_for(sub.wake.wait(), 5)
+    assert [c.decode().split("\n", 1)[0] for c in sub.take()] == ["event: progress"]
+    now["state"] = "idle"
+    changed = time.monotonic()
+    watcher.state_changed({"state": "idle"})
+    await asyncio.wait_for(sub.wake.wait(), 5)
+    assert time.monotonic() - changed < TICK  # read at once, not at the next tick
+    chunks = [c.decode() for c in sub.take()]
+    assert [c.split("\n", 1)[0] for c in chunks] == ["event: progress", "event: state"]
+    assert json.loads(chunks[0].split("data: ", 1)[1])["state"] == "idle"
+    watcher.unsubscribe(sub)

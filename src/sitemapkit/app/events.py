@@ -85,11 +85,14 @@ class Subscriber:
         self.wake.set()
 
     def take(self) -> list[bytes]:
-        out = [sse("state", s) for s in self.states]
-        self.states.clear()
+        # The numbers first: a state change comes with the reading made after it, so a
+        # page that shows "finished" already shows what the crawl ended with.
+        out = []
         if self.progress is not None:
             out.append(sse("progress", self.progress))
             self.progress = None
+        out += [sse("state", s) for s in self.states]
+        self.states.clear()
         if self.pages:
             out.append(sse("pages", {"pages": self.pages[:PAGES_PER_TICK]}))
             del self.pages[:PAGES_PER_TICK]
@@ -109,6 +112,10 @@ class Watcher:
         self._sent: dict[int, float] = {}
         self._history: deque[tuple[float, int]] = deque()
         self._started = time.monotonic()
+        #: Set by a state change: read the store now rather than at the next tick.
+        self._read_now = asyncio.Event()
+        #: State changes waiting for a reading begun after them.
+        self._states: list[dict[str, Any]] = []
 
     def subscribe(self) -> Subscriber:
         sub = Subscriber()
@@ -123,16 +130,22 @@ class Watcher:
         self.subscribers.discard(sub)
 
     def state_changed(self, state: dict[str, Any]) -> None:
-        for sub in self.subscribers:
-            sub.states.append(state)
-            sub.wake.set()
+        """A job started or ended: sent with a reading of the store begun after it (the
+        next one, begun at once), never with the numbers of a reading made before."""
+        if self.subscribers:
+            self._states.append(state)
+            self._read_now.set()
 
     async def _run(self) -> None:
         while self.subscribers:
+            self._read_now.clear()
+            states, self._states = self._states, []
             snap = await asyncio.to_thread(self._read)
             for sub in list(self.subscribers):
+                sub.states += states
                 sub.offer(snap)
-            await asyncio.sleep(TICK)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._read_now.wait(), TICK)
 
     def _read(self) -> Snapshot:
         """One tick's reading (in a worker thread; the store is only used from here)."""
