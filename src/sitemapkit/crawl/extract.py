@@ -650,8 +650,9 @@ def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
     elif tag == "base":
         if found.base_href is None and not _in_noscript(node):
             found.base_href = attrs.get("href")
-    elif tag == "h1" and found.h1 is None:
-        found.h1 = _text(node)
+    elif tag == "h1":
+        if found.h1 is None:
+            found.h1 = _text(node)
 
 
 def _in_noscript(node: LexborNode) -> bool:
