@@ -101,14 +101,15 @@ _ROBOTS_KEYWORDS: Final = frozenset(
         "nocache",
     }
 )
-#: The elements the page's facts are read from, each kind in a walk of its own: Lexbor's
-#: walk by tag name costs a thirtieth of a selector list's match per element (a list of
-#: 15 selectors was 14% of a manual page's parse; 15 walks are 6%).  Only links need
-#: their kinds in one document order, so a page that has more than ``a`` links takes
-#: :data:`_LINK_SELECTOR`.
-_LINK_TAGS: Final = ("area", "iframe", "frame")
-_LINK_SELECTOR: Final = "a[href], area[href], iframe[src], frame[src]"
-_HEAD_TAGS: Final = ("title", "base", "link", "meta", "img", "h1")
+#: Every element the page's facts are read from, and the code elements the fingerprint's
+#: text leaves out (``script`` is both: a JSON-LD block is read, then stripped).  One
+#: selector, one walk of the tree; no tag appears twice (Lexbor returns an element once
+#: per selector it matches).
+_SELECTOR: Final = (
+    "title, base[href], link[href], meta, a[href], area[href], img, iframe[src], "
+    "frame[src], h1, " + ", ".join(NON_CONTENT_TAGS)
+)
+_CODE_TAGS: Final = frozenset(NON_CONTENT_TAGS)
 _WS = re.compile(r"\s+")
 #: Characters of HTML parsed as one tree (see :func:`html_segments`).
 PARSE_SEGMENT_CHARS: Final = 1 << 20
@@ -588,31 +589,22 @@ def _refresh_target(content: str | None) -> str | None:
 
 
 def _collect(parser: LexborHTMLParser, found: _Found) -> None:
-    """Gather the elements of interest of one parsed segment (each kind in document order)."""
-    others = [node for tag in _LINK_TAGS for node in parser.tags(tag)]
+    """Gather the elements of interest of one parsed segment, in document order."""
     links = found.links
-    for node in parser.css(_LINK_SELECTOR) if others else parser.tags("a"):
+    for node in parser.css(_SELECTOR):
         tag = node.tag
-        attrs = node.attributes
-        if tag in ("a", "area"):
+        if tag in {"a", "area"}:
+            attrs = node.attributes
             href = attrs.get("href")
             if href is not None:
                 rel = attrs.get("rel")
                 links.append((href, rel is not None and "nofollow" in _rel_tokens(rel), tag))
-        else:
-            src = attrs.get("src")
-            if src:
-                links.append((src, False, "frame"))
-    for tag in _HEAD_TAGS:
-        for node in parser.tags(tag):
-            _element(node, tag, found)
-    code = found.code
-    for tag in NON_CONTENT_TAGS:
-        nodes = parser.tags(tag)
-        code += nodes
-        if tag == "script":
-            for node in nodes:
+        elif tag in _CODE_TAGS:
+            found.code.append(node)
+            if tag == "script":
                 _script(node, found)
+        else:
+            _element(node, tag, found)
 
 
 def _script(node: LexborNode, found: _Found) -> None:
@@ -623,7 +615,7 @@ def _script(node: LexborNode, found: _Found) -> None:
 
 
 def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
-    """One element of the head (or an image, the h1): what it says."""
+    """One element of the head (or an image, a frame, the h1): what it says."""
     attrs = node.attributes
     if tag == "img":
         src = attrs.get("src")
@@ -653,6 +645,10 @@ def _element(node: LexborNode, tag: str | None, found: _Found) -> None:
     elif tag == "h1":
         if found.h1 is None:
             found.h1 = _text(node)
+    elif tag in ("iframe", "frame"):
+        src = attrs.get("src")
+        if src:
+            found.links.append((src, False, "frame"))
 
 
 def _in_noscript(node: LexborNode) -> bool:
