@@ -51,7 +51,7 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
-from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
+from sitemapkit.store.postgres_arrays import int_array, nullable_int_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
     PgSpec,
@@ -65,6 +65,7 @@ from sitemapkit.store.postgres_conn import (
     server_rows,
 )
 from sitemapkit.store.postgres_fleet import PgFleetTables
+from sitemapkit.store.postgres_pages import PAGES_MAX, REPLAY_URLS, PageWrites, url_columns
 from sitemapkit.store.postgres_schema import (
     SCHEMA_VERSION,
     create_schema,
@@ -127,12 +128,6 @@ _ADD_URLS = (
     "SELECT url, id, state, false FROM urls WHERE url = ANY(%s::text[]) "
     "AND url NOT IN (SELECT url FROM w)"
 )
-#: The replay of :data:`_ADD_URLS` (and a one-writer store's add): rows with their ids.
-_REPLAY_URLS = (
-    "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc, origin) "
-    "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
-    "%s::text[], %s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
-)
 _RECORD_SELECT = (
     "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
     "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
@@ -145,15 +140,6 @@ _RECORD_FROM = (
     "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 _RECORD_SQL = _RECORD_SELECT + _RECORD_FROM
-#: What one fetch of a page records beside its row: replaced when it is fetched again.
-_PAGE_FACTS = (
-    ("links", "from_id"),
-    ("alternates", "page_id"),
-    ("images", "page_id"),
-    ("notes", "page_id"),
-    ("renders", "page_id"),
-    ("thumbnails", "page_id"),
-)
 
 
 def _lock_key(schema: str) -> tuple[int, str]:
@@ -181,6 +167,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
+        #: Pages' writes kept to go as one statement per table (sealed into the batch
+        #: before anything else is written or read; see :mod:`.postgres_pages`).
+        self._pages = PageWrites()
+        #: The batch up to here holds sealed page writes of earlier calls: a failed call's
+        #: replay drops only what came after it (see :meth:`recover`).
+        self._sealed = 0
         #: The pipeline the writes are sent into (its context and itself), open until the
         #: raw connection is needed (:meth:`_now`).
         self._pipe: tuple[AbstractContextManager[Any], psycopg.Pipeline] | None = None
@@ -318,7 +310,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._abandon_pipe()
         with contextlib.suppress(Exception):
             self._conn.close()
-        del self._batch[checkpoint:]  # the failed call runs again from its start
+        # The failed call runs again from its start; page writes kept before it and
+        # sealed during it stay (they were not its own).
+        del self._batch[max(checkpoint, self._sealed) :]
         self._turn = False  # taken again if needed (the lock is re-entrant)
         self._held.clear()
         self._conn = connect(self.spec, autocommit=True)
@@ -342,7 +336,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         spent waiting for its server.  Only a read on the raw connection (:meth:`_now`)
         leaves the pipeline.
         """
+        self._seal()  # the pages' writes kept so far come first
         self._batch.append(step)
+        self._push()
+
+    def _push(self) -> None:
+        """:meth:`_send`, leaving the pipeline on a failure."""
         import psycopg
 
         try:
@@ -351,8 +350,25 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             self._abandon_pipe()
             raise
 
+    def _keep(self, add: Callable[[PageWrites], bool]) -> None:
+        """Keep a page's write with the others kept (sent with them, one statement a
+        table); what is kept is sent first when it is full or ``add`` would change its
+        meaning.  Sent before this call's write is kept: a replay never holds it twice."""
+        if len(self._pages) >= PAGES_MAX or not add(self._pages):
+            self._seal()
+            self._push()
+            if not add(self._pages):
+                raise AssertionError("a write refused by an empty batch")  # pragma: no cover
+
+    def _seal(self) -> None:
+        """The kept pages' writes, as one step of the batch (not sent yet)."""
+        if len(self._pages):
+            self._batch.append(self._pages.step())
+            self._sealed = len(self._batch)
+
     def _send(self) -> None:
         """Send the kept writes not yet sent into the open pipeline (opened if need be)."""
+        self._seal()
         if self._sent == len(self._batch):
             return
         if self._pipe is None:
@@ -397,7 +413,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         A kept write the server refuses is a :class:`StoreWriteError` (a lost
         connection stays a ``psycopg`` error, for the guard to recover).
         """
-        if self._pipe is not None or self._sent < len(self._batch):
+        if self._pipe is not None or self._sent < len(self._batch) or len(self._pages):
             import psycopg
 
             try:
@@ -427,7 +443,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """
         import psycopg
 
-        wrote = self._pipe is not None or self._sent < len(self._batch)
+        wrote = self._pipe is not None or self._sent < len(self._batch) or len(self._pages) > 0
         try:
             self._send()
             cur = self._conn.execute(sql, args, prepare=prepare)
@@ -476,14 +492,17 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             ) from exc
         self._batch.clear()
         self._sent = 0
+        self._sealed = 0
         self._turn = False
         self._held.clear()
 
     def rollback(self) -> None:
         self._abandon_pipe()
         self._session.drop()
+        self._pages = PageWrites()
         self._batch.clear()
         self._sent = 0
+        self._sealed = 0
         self._turn = False
         self._held.clear()
         self._cache.clear()
@@ -501,7 +520,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if self._closed:
             return
         try:
-            if self._batch or self._session.pending():
+            if self._batch or len(self._pages) or self._session.pending():
                 self.commit()
         finally:
             self._closed = True
@@ -645,8 +664,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._saw(n.url for n in fresh)
         ids = iter(self._take_ids(len(fresh)))
         given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
-        replay = (int_array(given), *_url_columns(known))
-        self._write(lambda c: c.execute(_REPLAY_URLS, replay))
+        rows_given = list(zip(given, known, strict=True))
+        self._keep(lambda pages: pages.add_urls(rows_given))
         for new, url_id in zip(known, given, strict=True):
             self._absent.discard(new.url)
             value = (url_id, new.state)
@@ -699,7 +718,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = self._add_known(list(missing.values()), found)
         if not rows:
             return found
-        columns = _url_columns(rows)
+        columns = url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
         self._saw(n.url for n in rows)
@@ -709,8 +728,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if written:
             ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
             again = [n for n in rows if n.url in ids]
-            replay = (int_array(ids[n.url] for n in again), *_url_columns(again))
-            self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
+            replay = (int_array(ids[n.url] for n in again), *url_columns(again))
+            self._sent_as(lambda c: c.execute(REPLAY_URLS, replay))
         self._found(answer, found)
         late = [n.url for n in rows if n.url not in found]
         if late:  # added by another worker after this statement's snapshot (a fleet)
@@ -875,8 +894,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- results ------------------------------------------------------------------
     @_writes
     def finish(self, url_id: int, outcome: Outcome) -> None:
-        recrawl = self._recrawl
-        self._write(lambda c: _finish(c, url_id, outcome, recrawl=recrawl))
+        again = self._recrawl  # fetched again: this fetch's facts replace the earlier run's
+        self._keep(lambda pages: pages.finish(url_id, outcome, again=again))
 
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
@@ -896,19 +915,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
         if not links:
             return
-        args = (
-            from_id,
-            int_array([link.to_id for link in links]),
-            int_array([1 if link.nofollow else 0 for link in links]),
-            text_array([link.kind for link in links]),
-        )
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO links(from_id, to_id, nofollow, kind) SELECT %s, * FROM "
-                "unnest(%s::bigint[], %s::smallint[], %s::text[])",
-                args,
-            )
-        )
+        self._keep(lambda pages: pages.add_links(from_id, links))
 
     @_writes
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
@@ -1087,70 +1094,6 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, the kept writes sent first."""
         yield from server_rows(self._now(), sql, args)
-
-
-def _url_columns(rows: Sequence[NewUrl]) -> tuple[str, ...]:
-    """``rows`` as the column arrays :data:`_REPLAY_URLS` unnests (array literals)."""
-    return (
-        text_array([n.url for n in rows]),
-        int_array([n.depth for n in rows]),
-        nullable_int_array([n.found_from for n in rows]),
-        int_array([int(n.state) for n in rows]),
-        text_array([n.reason for n in rows]),
-        text_array([n.detail for n in rows]),
-        text_array([n.loc for n in rows]),
-        text_array([origin_of(n.url) for n in rows]),
-    )
-
-
-def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl: bool) -> None:
-    """Record one page's outcome: its row and the facts beside it (sent pipelined)."""
-    if recrawl:  # fetched again: this fetch's facts replace the earlier run's
-        for table, column in _PAGE_FACTS:
-            conn.execute(f"DELETE FROM {table} WHERE {column} = %s", (url_id,))
-    conn.execute(
-        "UPDATE urls SET state = 2, status = %s, content_type = %s, title = %s, "
-        "canonical = %s, indexable = %s, reason = %s, detail = %s, lastmod = %s, "
-        "lastmod_source = %s, fetched_at = %s, bytes = %s, redirect_to = %s, outlinks = %s, "
-        "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
-        "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
-        "fingerprint = %s WHERE id = %s",
-        outcome.update_values(url_id),
-    )
-    if outcome.alternates:
-        conn.execute(
-            "INSERT INTO alternates(page_id, hreflang, href) "
-            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-            (
-                url_id,
-                [a.hreflang for a in outcome.alternates],
-                [a.href for a in outcome.alternates],
-            ),
-        )
-    if outcome.images:
-        conn.execute(
-            "INSERT INTO images(page_id, loc) SELECT %s, * FROM unnest(%s::text[])",
-            (url_id, list(outcome.images)),
-        )
-    if outcome.notes:
-        conn.execute(
-            "INSERT INTO notes(page_id, code, message) "
-            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-            (url_id, [c for c, _ in outcome.notes], [m for _, m in outcome.notes]),
-        )
-    if outcome.render is not None:
-        conn.execute(
-            "INSERT INTO renders(page_id, status, why, links) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
-            "why = excluded.why, links = excluded.links",
-            (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
-        )
-    if outcome.thumbnail is not None:
-        conn.execute(
-            "INSERT INTO thumbnails(page_id, type, image) VALUES (%s, %s, %s) "
-            "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image",
-            (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
-        )
 
 
 def is_crawl_db(spec: str) -> bool:
