@@ -9,7 +9,8 @@ docs (~10,100 pages) that was about 2.5 s of a plain crawl's event loop, and ser
 CPU the crawl then waited for at its claims and commits.  Kept here until the store
 next sends anything (or ``_PAGES_MAX`` pages are kept), the writes of many pages go
 as a few ``unnest`` statements, the columns spelled as array literals
-(:mod:`~sitemapkit.store.postgres_arrays`).
+(:mod:`~sitemapkit.store.postgres_arrays`): a crawl's CPU fell by about 1 s, its
+server's by 0.4-1 s (10 % fewer statements' worth of work).
 
 The order of the statements a batch sends (new URLs; the facts a re-crawled page
 replaces, deleted; the pages' rows; their facts and links) is the order of one page's
@@ -36,8 +37,11 @@ from sitemapkit.urls import origin_of
 if TYPE_CHECKING:
     import psycopg
 
-#: Writes a store keeps before it sends them (a bound on the batch and its replay).
-PAGES_MAX = 100
+#: Writes a store keeps before it sends them.  Small enough that the server works
+#: through them while the crawl goes on: kept until the next claim (about 50 pages),
+#: the claim then waited for all of them (JDK docs: 100 kept, 13.1-13.3 s; 32, 11.1 s;
+#: 12, 11.6-13.1 s; load 1.8-2.5, one run each).
+PAGES_MAX = 32
 
 #: New URLs with their ids (a one-writer store's, or the ones the server gave), or a
 #: ``STALE`` one judged anew.
@@ -113,8 +117,15 @@ _THUMBNAIL = (
     "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image"
 )
 
-#: One statement and its parameters.
-Statement = tuple[str, Sequence[object]]
+#: Planned for its arguments every time (psycopg's ``prepare=False``): a join or an
+#: ``= ANY`` on a table.  Prepared, PostgreSQL's cached generic plan for it, made
+#: when the table was nearly empty, is a sequential scan kept as the table grows: a
+#: lone fleet worker's page ``UPDATE`` took 1.2 ms for two rows (JDK docs, 6.6 s of
+#: server time), its crawl 67-76 s against 49-58 s before the pages' writes were kept.
+PLANNED = False
+
+#: One statement, its parameters, and psycopg's ``prepare`` for it.
+Statement = tuple[str, Sequence[object], bool | None]
 
 
 def url_columns(rows: Sequence[NewUrl]) -> tuple[str, ...]:
@@ -189,10 +200,14 @@ class PageWrites:
         out: list[Statement] = []
         if self._urls:
             rows = [n for _, n in self._urls]
-            out.append((REPLAY_URLS, (int_array(i for i, _ in self._urls), *url_columns(rows))))
+            args = (int_array(i for i, _ in self._urls), *url_columns(rows))
+            out.append((REPLAY_URLS, args, None))
         if self._again:
             ids = int_array(self._again)
-            out += [(f"DELETE FROM {t} WHERE {c} = ANY(%s::bigint[])", (ids,)) for t, c in FACTS]
+            out += [
+                (f"DELETE FROM {t} WHERE {c} = ANY(%s::bigint[])", (ids,), PLANNED)
+                for t, c in FACTS
+            ]
         pages = self._pages
         if pages:
             columns = list(zip(*(o.update_values(i) for i, o in pages), strict=True))
@@ -203,6 +218,7 @@ class PageWrites:
                         _ENCODE.get(kind, nullable_int_array)(col)
                         for (_, kind), col in zip(_PAGE_COLUMNS, columns, strict=True)
                     ),
+                    PLANNED,
                 )
             )
         out += _facts(pages)
@@ -217,6 +233,7 @@ class PageWrites:
                         int_array(1 if link.nofollow else 0 for _, link in links),
                         text_array([link.kind for _, link in links]),
                     ),
+                    None,
                 )
             )
         return out
@@ -227,8 +244,8 @@ class PageWrites:
         self._reset()
 
         def run(conn: psycopg.Connection) -> None:
-            for sql, args in statements:
-                conn.execute(sql, args)
+            for sql, args, prepare in statements:
+                conn.execute(sql, args, prepare=prepare)
 
         return run
 
@@ -246,11 +263,13 @@ def _facts(pages: Sequence[tuple[int, Outcome]]) -> list[Statement]:
                     text_array([a.hreflang for _, a in alternates]),
                     text_array([a.href for _, a in alternates]),
                 ),
+                None,
             )
         )
     images = [(i, loc) for i, o in pages for loc in o.images]
     if images:
-        out.append((_IMAGES, (int_array(i for i, _ in images), text_array([u for _, u in images]))))
+        args = (int_array(i for i, _ in images), text_array([u for _, u in images]))
+        out.append((_IMAGES, args, None))
     notes = [(i, note) for i, o in pages for note in o.notes]
     if notes:
         out.append(
@@ -261,11 +280,13 @@ def _facts(pages: Sequence[tuple[int, Outcome]]) -> list[Statement]:
                     text_array([c for _, (c, _m) in notes]),
                     text_array([m for _, (_c, m) in notes]),
                 ),
+                None,
             )
         )
     for url_id, o in pages:
         if o.render is not None:
-            out.append((_RENDER, (url_id, o.render, o.render_why, "\n".join(o.rendered_links))))
+            render = (url_id, o.render, o.render_why, "\n".join(o.rendered_links))
+            out.append((_RENDER, render, None))
         if o.thumbnail is not None:
-            out.append((_THUMBNAIL, (url_id, o.thumbnail.type, o.thumbnail.image)))
+            out.append((_THUMBNAIL, (url_id, o.thumbnail.type, o.thumbnail.image), None))
     return out
