@@ -7,10 +7,9 @@ three a page, each one psycopg building its query (``PostgresQuery.convert``,
 its answer, and each one a parse, plan and executor start on the server.  On the JDK
 docs (~10,100 pages) that was about 2.5 s of a plain crawl's event loop, and server
 CPU the crawl then waited for at its claims and commits.  Kept here until the store
-next sends anything (or ``_PAGES_MAX`` pages are kept), the writes of many pages go
+next sends anything (or :data:`PAGES_MAX` writes are kept), the writes of many pages go
 as a few ``unnest`` statements, the columns spelled as array literals
-(:mod:`~sitemapkit.store.postgres_arrays`): a crawl's CPU fell by about 1 s, its
-server's by 0.4-1 s (10 % fewer statements' worth of work).
+(:mod:`~sitemapkit.store.postgres_arrays`).
 
 The order of the statements a batch sends (new URLs; the facts a re-crawled page
 replaces, deleted; the pages' rows; their facts and links) is the order of one page's
@@ -31,16 +30,15 @@ from sitemapkit.store.postgres_arrays import (
     nullable_int_array,
     text_array,
 )
-from sitemapkit.store.sqlite import REJUDGE_STALE
+from sitemapkit.store.sqlite import PAGE_FACTS, REJUDGE_STALE
 from sitemapkit.urls import origin_of
 
 if TYPE_CHECKING:
     import psycopg
 
-#: Writes a store keeps before it sends them.  Small enough that the server works
-#: through them while the crawl goes on: kept until the next claim (about 50 pages),
-#: the claim then waited for all of them (JDK docs: 100 kept, 13.1-13.3 s; 32, 11.1 s;
-#: 12, 11.6-13.1 s; load 1.8-2.5, one run each).
+#: Writes a store keeps before it sends them: few enough that the server works
+#: through them while the crawl goes on (kept to the next claim, about 50 pages, the
+#: claim waited for all of them), enough that a page costs a fraction of a statement.
 PAGES_MAX = 32
 
 #: New URLs with their ids (a one-writer store's, or the ones the server gave), or a
@@ -84,15 +82,6 @@ UPDATE_PAGES = (
     + ") AS v("
     + ", ".join(name for name, _ in _PAGE_COLUMNS)
     + ") WHERE u.id = v.id"
-)
-#: What one fetch of a page records beside its row: replaced when it is fetched again.
-FACTS = (
-    ("links", "from_id"),
-    ("alternates", "page_id"),
-    ("images", "page_id"),
-    ("notes", "page_id"),
-    ("renders", "page_id"),
-    ("thumbnails", "page_id"),
 )
 _LINKS = (
     "INSERT INTO links(from_id, to_id, nofollow, kind) "
@@ -206,7 +195,7 @@ class PageWrites:
             ids = int_array(self._again)
             out += [
                 (f"DELETE FROM {t} WHERE {c} = ANY(%s::bigint[])", (ids,), PLANNED)
-                for t, c in FACTS
+                for t, c in PAGE_FACTS
             ]
         pages = self._pages
         if pages:
