@@ -532,3 +532,48 @@ def test_a_lost_connection_as_kept_page_writes_go_out_loses_none_of_them(
         assert store.counts()["claimed"] == 10
     finally:
         store.close()
+
+
+def _counter_reads(store: object) -> int:
+    """Scans of ``trap_counts`` in the store's open transaction (its session)."""
+    row = store._conn.execute(  # type: ignore[attr-defined]
+        "SELECT seq_scan + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables "
+        "WHERE relid = 'trap_counts'::regclass"
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_fleet_step_reads_the_counters_its_keys_guard_in_its_lookup(pg_spec: str) -> None:
+    """The lookup that takes a new URL's turn keys reads the trap counters they guard in
+    the same round trip (no other worker moves them until the step commits): judging
+    the URL asks the server nothing more, and counts made since are included."""
+    from sitemapkit.crawl.fleet import turn_keys
+    from sitemapkit.crawl.traps import counter_keys
+    from sitemapkit.store.registry import open_fleet_store
+
+    url = "http://a/2024/05/page.html?b=1&a=2"
+    found = counter_keys(url)
+    assert found is not None
+    assert found[1] is not None
+    pattern, facet = ("pattern", found[0]), ("facet", found[1])
+    store = open_fleet_store(pg_spec, mode="new")
+    other = open_fleet_store(pg_spec, mode="open")
+    try:
+        for each in (store, other):
+            each.split_turn(turn_keys)
+        other.count_traps([pattern, pattern, facet])
+        other.commit()
+        assert store.lookup([url]) == {}  # new: its keys taken, their counters read
+        before = _counter_reads(store)
+        assert store.trap_counts([facet, pattern]) == [1, 2]
+        assert _counter_reads(store) == before  # not asked
+        store.count_traps([pattern])
+        assert store.trap_counts([pattern, facet]) == [3, 1]
+        assert store.trap_counts([("pattern", "a/other")]) == [0]  # not guarded: asked
+        store.commit()
+        assert other.trap_counts([pattern]) == [3]
+        assert store.trap_counts([pattern]) == [3]  # a new step: asked again
+    finally:
+        other.close()
+        store.close()

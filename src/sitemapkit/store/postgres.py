@@ -87,6 +87,8 @@ if TYPE_CHECKING:
 _CACHE_MAX = 50_000
 #: URLs a one-writer store holds in :attr:`PostgresStore._seen` (about 16 bytes each).
 _SEEN_MAX = 2_000_000
+#: The trap counters' tables a turn key may name (``"pattern ..."``, ``"facet ..."``).
+_COUNTER_TABLES = ("pattern", "facet")
 #: New URL ids taken from the sequence at a time by a store with one writer.
 _ID_BLOCK = 1000
 
@@ -181,6 +183,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
         self._turn_keys: Callable[[str], Iterable[str]] | None = None
         self._held: set[str] = set()
+        #: Trap counters read under the keys held (no other worker moves them until
+        #: the commit), kept current with this transaction's counts.
+        self._counts: dict[tuple[str, str], int] = {}
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: URLs a lookup did not find (one writer: still absent until this store adds them).
         self._absent: set[str] = set()
@@ -315,6 +320,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         del self._batch[max(checkpoint, self._sealed) :]
         self._turn = False  # taken again if needed (the lock is re-entrant)
         self._held.clear()
+        self._counts.clear()
         self._conn = connect(self.spec, autocommit=True)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
@@ -429,6 +435,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def _ask(
         self, sql: str, args: Sequence[object] = (), *, prepare: bool | None = False
     ) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` (see :meth:`_ask_all`)."""
+        return self._ask_all([(sql, args)], prepare=prepare)[0]
+
+    def _ask_all(
+        self, queries: Sequence[tuple[str, Sequence[object]]], *, prepare: bool | None = False
+    ) -> list[list[tuple[Any, ...]]]:
         """The rows of ``sql``, sent after the kept writes; one round trip.
 
         The query joins the open pipeline (the writes already sent) and the pipeline's
@@ -446,7 +458,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         wrote = self._pipe is not None or self._sent < len(self._batch) or len(self._pages) > 0
         try:
             self._send()
-            cur = self._conn.execute(sql, args, prepare=prepare)
+            curs = [self._conn.execute(sql, args, prepare=prepare) for sql, args in queries]
             self._answer()
         except psycopg.Error as exc:
             self._abandon_pipe()
@@ -454,7 +466,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 raise
             raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
         self._sent = len(self._batch)
-        return cur.fetchall()
+        return [cur.fetchall() for cur in curs]
 
     # -- transactions -------------------------------------------------------------
     @_writes
@@ -495,6 +507,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sealed = 0
         self._turn = False
         self._held.clear()
+        self._counts.clear()
 
     def rollback(self) -> None:
         self._abandon_pipe()
@@ -505,6 +518,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._sealed = 0
         self._turn = False
         self._held.clear()
+        self._counts.clear()
         self._cache.clear()
         self._absent.clear()
         with contextlib.suppress(Exception):
@@ -580,13 +594,23 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         keys = self._turn_keys
         if self._shared and (not self._turn or keys is not None):
             unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
-            if unsure and self._take_turn(
-                () if keys is None else [k for url in unsure for k in keys(url)]
-            ):
+            locks = [] if keys is None else [k for url in unsure for k in keys(url)]
+            if unsure and self._take_turn(locks):
                 for url in unsure:
                     found.pop(url, None)
-                self._select(unsure, found)  # sent with the lock: one round trip
+                # Sent with the lock, with the counters the lock guards: one round trip.
+                self._select(unsure, found, self._guarded_counters(locks))
         return found
+
+    def _guarded_counters(self, locks: Iterable[str]) -> list[tuple[str, str]]:
+        """The trap counters named by turn keys (``"pattern ..."``, ``"facet ..."``) this
+        transaction holds and has not read yet (see :meth:`trap_counts`)."""
+        wanted: set[tuple[str, str]] = set()
+        for lock in locks:
+            table, _, key = lock.partition(" ")
+            if table in _COUNTER_TABLES and lock in self._held and (table, key) not in self._counts:
+                wanted.add((table, key))
+        return sorted(wanted)
 
     def holds_turn(self) -> bool:
         return self._turn
@@ -624,7 +648,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._turn = True
         return True
 
-    def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+    def _select(
+        self,
+        keys: list[str],
+        found: dict[str, tuple[int, UrlState]],
+        counters: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Look ``keys`` up into ``found`` (and read ``counters`` in the same round trip)."""
         seen = self._seen_set()
         if seen is not None:  # one writer: a URL never inserted is absent, no need to ask
             absent = [k for k in keys if k not in seen]
@@ -637,9 +667,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                     return
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
-        self._found(
-            self._ask("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)), found
-        )
+        lookup = ("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,))
+        if counters:
+            rows, counted = self._ask_all([lookup, self._counters_sql(counters)])
+            self._counts.update(zip(counters, (int(n) for _, n in counted), strict=True))
+        else:
+            rows = self._ask(*lookup)
+        self._found(rows, found)
         if not self._shared:  # the only writer: what is not there stays absent until added
             if len(self._absent) + len(keys) > _CACHE_MAX:
                 self._absent.clear()
