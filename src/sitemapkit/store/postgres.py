@@ -51,7 +51,7 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
-from sitemapkit.store.postgres_arrays import int_array, nullable_int_array
+from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
     PgSpec,
@@ -637,7 +637,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not need:
             return False
         self._held.update(need)
-        args = (APPLICATION_ID + 2, self.spec.schema + "\n", need)
+        args = (APPLICATION_ID + 2, self.spec.schema + "\n", text_array(need))
         self._write(
             lambda c: c.execute(
                 "SELECT pg_advisory_xact_lock(%s, h) FROM (SELECT DISTINCT hashtext(%s || k) AS h "
@@ -667,7 +667,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                     return
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
-        lookup = ("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,))
+        lookup = (
+            "SELECT url, id, state FROM urls WHERE url = ANY(%s::text[])",
+            (text_array(keys),),
+        )
         if counters:
             rows, counted = self._ask_all([lookup, self._counters_sql(counters)])
             self._counts.update(zip(counters, (int(n) for _, n in counted), strict=True))
@@ -775,7 +778,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = list(ids)
         if not rows:
             return
-        args = ([i for i, _ in rows], [d for _, d in rows])
+        args = (int_array(i for i, _ in rows), int_array(d for _, d in rows))
         if self._shared:
             # Another worker may requeue the same row: under the turn, so that no worker
             # waits on a row another holds while that one waits for the turn.  Split, the

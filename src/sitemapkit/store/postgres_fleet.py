@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed, HostRobots
+from sitemapkit.store.postgres_arrays import text_array
 from sitemapkit.store.postgres_conn import Qmark, pg_guard
 
 if TYPE_CHECKING:
@@ -222,7 +223,7 @@ class PgFleetTables:
             "SELECT v.i, COALESCE(t.n, 0) FROM unnest(%s::text[], %s::text[]) "
             "WITH ORDINALITY AS v(tbl, key, i) LEFT JOIN trap_counts t "
             "ON t.tbl = v.tbl AND t.key = v.key ORDER BY v.i",
-            ([t for t, _ in keys], [k for _, k in keys]),
+            (text_array([t for t, _ in keys]), text_array([k for _, k in keys])),
         )
 
     @_reads
@@ -241,7 +242,7 @@ class PgFleetTables:
     def count_traps(self, keys: Sequence[tuple[str, str]]) -> None:
         if not keys:
             return
-        args = ([t for t, _ in keys], [k for _, k in keys])
+        args = (text_array([t for t, _ in keys]), text_array([k for _, k in keys]))
         known = self._counts
         for key in keys:  # as the statement below counts them
             if key in known:
