@@ -17,8 +17,9 @@ import psycopg
 import pytest
 
 from sitemapkit.errors import StoreBusyError, StoreError
+from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, open_store
-from sitemapkit.store.base import LinkRow, NewUrl, Outcome, UrlState
+from sitemapkit.store.base import CrawlStore, LinkRow, NewUrl, Outcome, UrlState
 from sitemapkit.store.postgres import PostgresStore
 from sitemapkit.store.postgres_conn import parse_spec
 from sitemapkit.store.postgres_schema import SCHEMA_VERSION
@@ -446,3 +447,133 @@ def test_one_writer_knows_a_url_is_new_without_asking_and_a_resume_still_finds_t
         }
     finally:
         again.close()
+
+
+def _crawl_pages(store: CrawlStore, run: int) -> None:
+    """Two runs' worth of a small site's pages through the calls a crawl makes."""
+    store.start_run(float(run))
+    store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(45)])  # run 2: judged anew
+    store.commit()
+    pages = store.claim(100)
+    for n, page in enumerate(pages):
+        alternates = (Alternate("de", f"http://a/de/{n}"),) if n % 7 == 0 else ()
+        out = Outcome(
+            status=200 if n % 9 else 404,
+            title=f'run {run} "page" \\ {n}' if n % 5 else None,
+            indexable=n % 3 != 0,
+            fetched_at=1733543890.123456 + n + run,
+            bytes=1000 + n,
+            outlinks=2,
+            alternates=alternates,
+            images=(f"http://a/img/{n}.png",) if n % 4 == 0 else (),
+            notes=(("links-capped", f"{n} dropped"),) if n % 11 == 0 else (),
+            fingerprint=f"fp{n % 10}" if run == 2 else f"fp{n}",
+        )
+        if n == 0:  # a link stored before its page's fate: a re-crawl's finish drops it
+            store.add_links(page.id, [LinkRow(pages[2].id, False, "redirect")])
+        store.finish(page.id, out)
+        new = NewUrl(f"http://a/found/{run}/{n}", 2, page.id)
+        ids = store.add_urls([new])
+        targets = [ids[new.url][0], pages[(n + 1) % len(pages)].id]
+        store.add_links(page.id, [LinkRow(t, n % 2 == 0, "a") for t in targets])
+    store.end_run("finished", run + 0.5)
+    store.commit()
+
+
+def test_pages_writes_kept_together_read_back_as_sqlite_writes_them_one_by_one(
+    pg_spec: str, tmp_path: Path
+) -> None:
+    """Kept and sent as a few statements (postgres_pages), a crawl's pages read back as
+    the SQLite store, which writes each call as it comes, has them: a re-crawl too."""
+    stores: list[CrawlStore] = [open_store(pg_spec), open_store(tmp_path / "c.sqlite")]
+    try:
+        for run in (1, 2):
+            answers = []
+            for store in stores:
+                _crawl_pages(store, run)
+                answers.append(
+                    (
+                        list(store.page_records()),
+                        list(store.sitemap_rows()),
+                        store.counts(),
+                        store.note_counts(),
+                        store.changes_between(1, 2) if run == 2 else None,
+                    )
+                )
+            pg, lite = answers
+            assert pg[:4] == lite[:4]
+            if run == 2:
+                assert list(pg[4] or ()) == list(lite[4] or ())
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_a_lost_connection_as_kept_page_writes_go_out_loses_none_of_them(
+    pg_url: str, pg_spec: str
+) -> None:
+    """A call that sends the pages' kept writes and finds the connection gone replays
+    them (they were written by earlier calls, not by the call that is run again)."""
+    store = open_store(pg_spec)
+    try:
+        store.add_urls([NewUrl(f"http://a/{i}", 1, None) for i in range(60)])
+        store.commit()
+        pages = store.claim(60)
+        for page in pages[:50]:  # more than a batch: some sent, some kept
+            store.finish(page.id, Outcome(status=200, title=page.url, indexable=True))
+            store.add_links(page.id, [LinkRow(pages[-1].id, False, "a")])
+        assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+        more = store.claim(5)  # sends the kept writes first: the connection is gone
+        assert [c.url for c in more] == []  # every URL is claimed already
+        store.commit()
+        records = {r.url: r for r in store.page_records()}
+        assert all(records[p.url].title == p.url for p in pages[:50])
+        assert records[pages[-1].url].inlinks == 50
+        assert store.counts()["claimed"] == 10
+    finally:
+        store.close()
+
+
+def _counter_reads(store: object) -> int:
+    """Scans of ``trap_counts`` in the store's open transaction (its session)."""
+    row = store._conn.execute(  # type: ignore[attr-defined]
+        "SELECT seq_scan + COALESCE(idx_scan, 0) FROM pg_stat_xact_user_tables "
+        "WHERE relid = 'trap_counts'::regclass"
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_a_fleet_step_reads_the_counters_its_keys_guard_in_its_lookup(pg_spec: str) -> None:
+    """The lookup that takes a new URL's turn keys reads the trap counters they guard in
+    the same round trip (no other worker moves them until the step commits): judging
+    the URL asks the server nothing more, and counts made since are included."""
+    from sitemapkit.crawl.fleet import turn_keys
+    from sitemapkit.crawl.traps import counter_keys
+    from sitemapkit.store.registry import open_fleet_store
+
+    url = "http://a/2024/05/page.html?b=1&a=2"
+    found = counter_keys(url)
+    assert found is not None
+    assert found[1] is not None
+    pattern, facet = ("pattern", found[0]), ("facet", found[1])
+    store = open_fleet_store(pg_spec, mode="new")
+    other = open_fleet_store(pg_spec, mode="open")
+    try:
+        for each in (store, other):
+            each.split_turn(turn_keys)
+        other.count_traps([pattern, pattern, facet])
+        other.commit()
+        assert store.lookup([url]) == {}  # new: its keys taken, their counters read
+        before = _counter_reads(store)
+        assert store.trap_counts([facet, pattern]) == [1, 2]
+        assert _counter_reads(store) == before  # not asked
+        store.count_traps([pattern])
+        assert store.trap_counts([pattern, facet]) == [3, 1]
+        assert store.trap_counts([("pattern", "a/other")]) == [0]  # not guarded: asked
+        store.commit()
+        assert other.trap_counts([pattern]) == [3]
+        assert store.trap_counts([pattern]) == [3]  # a new step: asked again
+    finally:
+        other.close()
+        store.close()

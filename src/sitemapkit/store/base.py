@@ -574,7 +574,10 @@ class FleetStore(CrawlStore, Protocol):
 
         The fleet passes the trap counters a URL is judged by (its pattern and facet),
         so two steps that could add the same URL or move the same counter still take
-        turns, and the others do not wait.  SQLite: nothing (its write lock is one).
+        turns, and the others do not wait.  A key ``"TABLE KEY"`` (``pattern ...``,
+        ``facet ...``) names the counter ``(TABLE, KEY)`` of :meth:`trap_counts`: held,
+        no other worker moves it, so PostgreSQL reads it with the lookup that takes the
+        key.  SQLite: nothing (its write lock is one).
         """
         ...
 

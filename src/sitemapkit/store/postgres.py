@@ -62,6 +62,7 @@ from sitemapkit.store.postgres_conn import (
     server_rows,
 )
 from sitemapkit.store.postgres_fleet import PgFleetTables
+from sitemapkit.store.postgres_pages import PAGES_MAX, REPLAY_URLS, PageWrites, url_columns
 from sitemapkit.store.postgres_schema import (
     SCHEMA_VERSION,
     create_schema,
@@ -84,6 +85,8 @@ if TYPE_CHECKING:
 _CACHE_MAX = 50_000
 #: URLs a one-writer store holds in :attr:`PostgresStore._seen` (about 16 bytes each).
 _SEEN_MAX = 2_000_000
+#: The trap counters' tables a turn key may name (``"pattern ..."``, ``"facet ..."``).
+_COUNTER_TABLES = ("pattern", "facet")
 #: New URL ids taken from the sequence at a time by a store with one writer.
 _ID_BLOCK = 1000
 
@@ -131,12 +134,6 @@ _ADD_URLS = (
     "SELECT url, id, state, false FROM urls WHERE url = ANY(%s::text[]) "
     "AND url NOT IN (SELECT url FROM w)"
 )
-#: The replay of :data:`_ADD_URLS` (and a one-writer store's add): rows with their ids.
-_REPLAY_URLS = (
-    "INSERT INTO urls(id, url, depth, found_from, state, reason, detail, loc, origin) "
-    "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::bigint[], %s::smallint[], "
-    "%s::text[], %s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
-)
 _RECORD_SELECT = (
     "SELECT COALESCE(u.loc, u.url), u.status, u.depth, u.title, u.canonical, u.indexable, "
     "u.reason, (SELECT COUNT(DISTINCT l.from_id) FROM links l WHERE l.to_id = u.id), "
@@ -149,15 +146,6 @@ _RECORD_FROM = (
     "FROM urls u LEFT JOIN urls f ON f.id = u.found_from LEFT JOIN renders r ON r.page_id = u.id"
 )
 _RECORD_SQL = _RECORD_SELECT + _RECORD_FROM
-#: What one fetch of a page records beside its row: replaced when it is fetched again.
-_PAGE_FACTS = (
-    ("links", "from_id"),
-    ("alternates", "page_id"),
-    ("images", "page_id"),
-    ("notes", "page_id"),
-    ("renders", "page_id"),
-    ("thumbnails", "page_id"),
-)
 
 
 def _lock_key(schema: str) -> tuple[int, str]:
@@ -185,6 +173,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: The writes of the open transaction, replayable; the first ``_sent`` are on the server.
         self._batch: list[Step] = []
         self._sent = 0
+        #: Pages' writes kept to go as one statement per table (sealed into the batch
+        #: before anything else is written or read; see :mod:`.postgres_pages`).
+        self._pages = PageWrites()
+        #: The batch up to here holds sealed page writes of earlier calls: a failed call's
+        #: replay drops only what came after it (see :meth:`recover`).
+        self._sealed = 0
         #: The pipeline the writes are sent into (its context and itself), open until the
         #: raw connection is needed (:meth:`_now`).
         self._pipe: tuple[AbstractContextManager[Any], psycopg.Pipeline] | None = None
@@ -193,6 +187,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: Split turns (:meth:`split_turn`): the keys a URL's step locks; the ones held.
         self._turn_keys: Callable[[str], Iterable[str]] | None = None
         self._held: set[str] = set()
+        #: Trap counters read under the keys held (no other worker moves them until
+        #: the commit), kept current with this transaction's counts.
+        self._counts: dict[tuple[str, str], int] = {}
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: URLs a lookup did not find (one writer: still absent until this store adds them).
         self._absent: set[str] = set()
@@ -322,9 +319,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._abandon_pipe()
         with contextlib.suppress(Exception):
             self._conn.close()
-        del self._batch[checkpoint:]  # the failed call runs again from its start
+        # The failed call runs again from its start; page writes kept before it and
+        # sealed during it stay (they were not its own).
+        del self._batch[max(checkpoint, self._sealed) :]
         self._turn = False  # taken again if needed (the lock is re-entrant)
         self._held.clear()
+        self._counts.clear()
         self._conn = connect(self.spec, autocommit=True)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
@@ -346,7 +346,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         spent waiting for its server.  Only a read on the raw connection (:meth:`_now`)
         leaves the pipeline.
         """
+        self._seal()  # the pages' writes kept so far come first
         self._batch.append(step)
+        self._push()
+
+    def _push(self) -> None:
+        """:meth:`_send`, leaving the pipeline on a failure."""
         import psycopg
 
         try:
@@ -355,8 +360,25 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             self._abandon_pipe()
             raise
 
+    def _keep(self, add: Callable[[PageWrites], bool]) -> None:
+        """Keep a page's write with the others kept (sent with them, one statement a
+        table); what is kept is sent first when it is full or ``add`` would change its
+        meaning.  Sent before this call's write is kept: a replay never holds it twice."""
+        if len(self._pages) >= PAGES_MAX or not add(self._pages):
+            self._seal()
+            self._push()
+            if not add(self._pages):
+                raise AssertionError("a write refused by an empty batch")  # pragma: no cover
+
+    def _seal(self) -> None:
+        """The kept pages' writes, as one step of the batch (not sent yet)."""
+        if len(self._pages):
+            self._batch.append(self._pages.step())
+            self._sealed = len(self._batch)
+
     def _send(self) -> None:
         """Send the kept writes not yet sent into the open pipeline (opened if need be)."""
+        self._seal()
         if self._sent == len(self._batch):
             return
         if self._pipe is None:
@@ -401,7 +423,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         A kept write the server refuses is a :class:`StoreWriteError` (a lost
         connection stays a ``psycopg`` error, for the guard to recover).
         """
-        if self._pipe is not None or self._sent < len(self._batch):
+        if self._pipe is not None or self._sent < len(self._batch) or len(self._pages):
             import psycopg
 
             try:
@@ -417,6 +439,12 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def _ask(
         self, sql: str, args: Sequence[object] = (), *, prepare: bool | None = False
     ) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` (see :meth:`_ask_all`)."""
+        return self._ask_all([(sql, args)], prepare=prepare)[0]
+
+    def _ask_all(
+        self, queries: Sequence[tuple[str, Sequence[object]]], *, prepare: bool | None = False
+    ) -> list[list[tuple[Any, ...]]]:
         """The rows of ``sql``, sent after the kept writes; one round trip.
 
         The query joins the open pipeline (the writes already sent) and the pipeline's
@@ -431,10 +459,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         """
         import psycopg
 
-        wrote = self._pipe is not None or self._sent < len(self._batch)
+        wrote = self._pipe is not None or self._sent < len(self._batch) or len(self._pages) > 0
         try:
             self._send()
-            cur = self._conn.execute(sql, args, prepare=prepare)
+            curs = [self._conn.execute(sql, args, prepare=prepare) for sql, args in queries]
             self._answer()
         except psycopg.Error as exc:
             self._abandon_pipe()
@@ -442,7 +470,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                 raise
             raise StoreWriteError(f"{self.name}: cannot write the crawl state: {exc}") from exc
         self._sent = len(self._batch)
-        return cur.fetchall()
+        return [cur.fetchall() for cur in curs]
 
     # -- transactions -------------------------------------------------------------
     @_writes
@@ -480,16 +508,21 @@ class PostgresStore(PgAuditTables, PgFleetTables):
             ) from exc
         self._batch.clear()
         self._sent = 0
+        self._sealed = 0
         self._turn = False
         self._held.clear()
+        self._counts.clear()
 
     def rollback(self) -> None:
         self._abandon_pipe()
         self._session.drop()
+        self._pages = PageWrites()
         self._batch.clear()
         self._sent = 0
+        self._sealed = 0
         self._turn = False
         self._held.clear()
+        self._counts.clear()
         self._cache.clear()
         self._absent.clear()
         with contextlib.suppress(Exception):
@@ -505,7 +538,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if self._closed:
             return
         try:
-            if self._batch or self._session.pending():
+            if self._batch or len(self._pages) or self._session.pending():
                 self.commit()
         finally:
             self._closed = True
@@ -565,13 +598,23 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         keys = self._turn_keys
         if self._shared and (not self._turn or keys is not None):
             unsure = [u for u in urls if (hit := found.get(u)) is None or hit[1] == UrlState.STALE]
-            if unsure and self._take_turn(
-                () if keys is None else [k for url in unsure for k in keys(url)]
-            ):
+            locks = [] if keys is None else [k for url in unsure for k in keys(url)]
+            if unsure and self._take_turn(locks):
                 for url in unsure:
                     found.pop(url, None)
-                self._select(unsure, found)  # sent with the lock: one round trip
+                # Sent with the lock, with the counters the lock guards: one round trip.
+                self._select(unsure, found, self._guarded_counters(locks))
         return found
+
+    def _guarded_counters(self, locks: Iterable[str]) -> list[tuple[str, str]]:
+        """The trap counters named by turn keys (``"pattern ..."``, ``"facet ..."``) this
+        transaction holds and has not read yet (see :meth:`trap_counts`)."""
+        wanted: set[tuple[str, str]] = set()
+        for lock in locks:
+            table, _, key = lock.partition(" ")
+            if table in _COUNTER_TABLES and lock in self._held and (table, key) not in self._counts:
+                wanted.add((table, key))
+        return sorted(wanted)
 
     def holds_turn(self) -> bool:
         return self._turn
@@ -598,7 +641,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if not need:
             return False
         self._held.update(need)
-        args = (APPLICATION_ID + 2, self.spec.schema + "\n", need)
+        args = (APPLICATION_ID + 2, self.spec.schema + "\n", text_array(need))
         self._write(
             lambda c: c.execute(
                 "SELECT pg_advisory_xact_lock(%s, h) FROM (SELECT DISTINCT hashtext(%s || k) AS h "
@@ -609,7 +652,13 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._turn = True
         return True
 
-    def _select(self, keys: list[str], found: dict[str, tuple[int, UrlState]]) -> None:
+    def _select(
+        self,
+        keys: list[str],
+        found: dict[str, tuple[int, UrlState]],
+        counters: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Look ``keys`` up into ``found`` (and read ``counters`` in the same round trip)."""
         seen = self._seen_set()
         if seen is not None:  # one writer: a URL never inserted is absent, no need to ask
             absent = [k for k in keys if k not in seen]
@@ -622,9 +671,16 @@ class PostgresStore(PgAuditTables, PgFleetTables):
                     return
         if len(self._cache) + len(keys) > _CACHE_MAX:
             self._cache.clear()
-        self._found(
-            self._ask("SELECT url, id, state FROM urls WHERE url = ANY(%s)", (keys,)), found
+        lookup = (
+            "SELECT url, id, state FROM urls WHERE url = ANY(%s::text[])",
+            (text_array(keys),),
         )
+        if counters:
+            rows, counted = self._ask_all([lookup, self._counters_sql(counters)])
+            self._counts.update(zip(counters, (int(n) for _, n in counted), strict=True))
+        else:
+            rows = self._ask(*lookup)
+        self._found(rows, found)
         if not self._shared:  # the only writer: what is not there stays absent until added
             if len(self._absent) + len(keys) > _CACHE_MAX:
                 self._absent.clear()
@@ -649,8 +705,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._saw(n.url for n in fresh)
         ids = iter(self._take_ids(len(fresh)))
         given = [self._cache[n.url][0] if n.url not in self._absent else next(ids) for n in known]
-        replay = (int_array(given), *_url_columns(known))
-        self._write(lambda c: c.execute(_REPLAY_URLS, replay))
+        rows_given = list(zip(given, known, strict=True))
+        self._keep(lambda pages: pages.add_urls(rows_given))
         for new, url_id in zip(known, given, strict=True):
             self._absent.discard(new.url)
             value = (url_id, new.state)
@@ -703,7 +759,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = self._add_known(list(missing.values()), found)
         if not rows:
             return found
-        columns = _url_columns(rows)
+        columns = url_columns(rows)
         if len(self._cache) + len(rows) > _CACHE_MAX:
             self._cache.clear()
         self._saw(n.url for n in rows)
@@ -713,8 +769,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if written:
             ids = {str(url): int(url_id) for url, url_id, _state, _new in written}
             again = [n for n in rows if n.url in ids]
-            replay = (int_array(ids[n.url] for n in again), *_url_columns(again))
-            self._sent_as(lambda c: c.execute(_REPLAY_URLS, replay))
+            replay = (int_array(ids[n.url] for n in again), *url_columns(again))
+            self._sent_as(lambda c: c.execute(REPLAY_URLS, replay))
         self._found(answer, found)
         late = [n.url for n in rows if n.url not in found]
         if late:  # added by another worker after this statement's snapshot (a fleet)
@@ -726,7 +782,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         rows = list(ids)
         if not rows:
             return
-        args = ([i for i, _ in rows], [d for _, d in rows])
+        args = (int_array(i for i, _ in rows), int_array(d for _, d in rows))
         if self._shared:
             # Another worker may requeue the same row: under the turn, so that no worker
             # waits on a row another holds while that one waits for the turn.  Split, the
@@ -879,8 +935,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- results ------------------------------------------------------------------
     @_writes
     def finish(self, url_id: int, outcome: Outcome) -> None:
-        recrawl = self._recrawl
-        self._write(lambda c: _finish(c, url_id, outcome, recrawl=recrawl))
+        again = self._recrawl  # fetched again: this fetch's facts replace the earlier run's
+        self._keep(lambda pages: pages.finish(url_id, outcome, again=again))
 
     @_writes
     def decide(self, url_id: int, reason: str, detail: str | None) -> None:
@@ -900,19 +956,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
         if not links:
             return
-        args = (
-            from_id,
-            int_array([link.to_id for link in links]),
-            int_array([1 if link.nofollow else 0 for link in links]),
-            text_array([link.kind for link in links]),
-        )
-        self._write(
-            lambda c: c.execute(
-                "INSERT INTO links(from_id, to_id, nofollow, kind) SELECT %s, * FROM "
-                "unnest(%s::bigint[], %s::smallint[], %s::text[])",
-                args,
-            )
-        )
+        self._keep(lambda pages: pages.add_links(from_id, links))
 
     @_writes
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None:
@@ -1091,70 +1135,6 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def stream(self, sql: str, args: Sequence[object] = ()) -> Iterator[Sequence[Any]]:
         """Rows of ``sql`` from a server-side cursor, the kept writes sent first."""
         yield from server_rows(self._now(), sql, args)
-
-
-def _url_columns(rows: Sequence[NewUrl]) -> tuple[str, ...]:
-    """``rows`` as the column arrays :data:`_REPLAY_URLS` unnests (array literals)."""
-    return (
-        text_array([n.url for n in rows]),
-        int_array([n.depth for n in rows]),
-        nullable_int_array([n.found_from for n in rows]),
-        int_array([int(n.state) for n in rows]),
-        text_array([n.reason for n in rows]),
-        text_array([n.detail for n in rows]),
-        text_array([n.loc for n in rows]),
-        text_array([origin_of(n.url) for n in rows]),
-    )
-
-
-def _finish(conn: psycopg.Connection, url_id: int, outcome: Outcome, *, recrawl: bool) -> None:
-    """Record one page's outcome: its row and the facts beside it (sent pipelined)."""
-    if recrawl:  # fetched again: this fetch's facts replace the earlier run's
-        for table, column in _PAGE_FACTS:
-            conn.execute(f"DELETE FROM {table} WHERE {column} = %s", (url_id,))
-    conn.execute(
-        "UPDATE urls SET state = 2, status = %s, content_type = %s, title = %s, "
-        "canonical = %s, indexable = %s, reason = %s, detail = %s, lastmod = %s, "
-        "lastmod_source = %s, fetched_at = %s, bytes = %s, redirect_to = %s, outlinks = %s, "
-        "etag = %s, last_modified = %s, fingerprint_run = CASE WHEN fingerprint IS NOT "
-        "DISTINCT FROM %s::text THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "
-        "fingerprint = %s WHERE id = %s",
-        outcome.update_values(url_id),
-    )
-    if outcome.alternates:
-        conn.execute(
-            "INSERT INTO alternates(page_id, hreflang, href) "
-            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-            (
-                url_id,
-                [a.hreflang for a in outcome.alternates],
-                [a.href for a in outcome.alternates],
-            ),
-        )
-    if outcome.images:
-        conn.execute(
-            "INSERT INTO images(page_id, loc) SELECT %s, * FROM unnest(%s::text[])",
-            (url_id, list(outcome.images)),
-        )
-    if outcome.notes:
-        conn.execute(
-            "INSERT INTO notes(page_id, code, message) "
-            "SELECT %s, * FROM unnest(%s::text[], %s::text[])",
-            (url_id, [c for c, _ in outcome.notes], [m for _, m in outcome.notes]),
-        )
-    if outcome.render is not None:
-        conn.execute(
-            "INSERT INTO renders(page_id, status, why, links) VALUES (%s, %s, %s, %s) "
-            "ON CONFLICT(page_id) DO UPDATE SET status = excluded.status, "
-            "why = excluded.why, links = excluded.links",
-            (url_id, outcome.render, outcome.render_why, "\n".join(outcome.rendered_links)),
-        )
-    if outcome.thumbnail is not None:
-        conn.execute(
-            "INSERT INTO thumbnails(page_id, type, image) VALUES (%s, %s, %s) "
-            "ON CONFLICT(page_id) DO UPDATE SET type = excluded.type, image = excluded.image",
-            (url_id, outcome.thumbnail.type, outcome.thumbnail.image),
-        )
 
 
 def is_crawl_db(spec: str) -> bool:

@@ -27,6 +27,11 @@ def nullable_int_array(values: Iterable[int | None]) -> str:
     return "{" + ",".join("NULL" if v is None else str(v) for v in values) + "}"
 
 
+def float_array(values: Iterable[float | None]) -> str:
+    """``{1.5,NULL}``: each number as ``repr`` spells it (it reads back the same float)."""
+    return "{" + ",".join("NULL" if v is None else repr(v) for v in values) + "}"
+
+
 def _quoted(text: str) -> str:
     if "\\" in text or '"' in text:
         text = text.replace("\\", "\\\\").replace('"', '\\"')

@@ -28,6 +28,7 @@ from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed
 from sitemapkit.store.levels import level_clause
+from sitemapkit.store.postgres_arrays import text_array
 from sitemapkit.store.postgres_conn import Qmark, pg_guard
 from sitemapkit.store.rows import HostRobots
 
@@ -223,23 +224,40 @@ class PgFleetTables:
     def pace(self, origin: str, now: float, interval: float) -> float:
         return float(self._own(lambda c: fleet_sql.pace(Qmark(c), origin, now, interval)))
 
-    @_reads
-    def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
-        if not keys:
-            return []
-        rows = self._ask(  # behind the writes sent: one round trip
+    #: Counters read under the turn keys held, kept current (cleared with the keys).
+    _counts: dict[tuple[str, str], int]
+
+    @staticmethod
+    def _counters_sql(keys: Sequence[tuple[str, str]]) -> tuple[str, Sequence[object]]:
+        """The query of :meth:`trap_counts` (rows: position, count)."""
+        return (
             "SELECT v.i, COALESCE(t.n, 0) FROM unnest(%s::text[], %s::text[]) "
             "WITH ORDINALITY AS v(tbl, key, i) LEFT JOIN trap_counts t "
             "ON t.tbl = v.tbl AND t.key = v.key ORDER BY v.i",
-            ([t for t, _ in keys], [k for _, k in keys]),
+            (text_array([t for t, _ in keys]), text_array([k for _, k in keys])),
         )
+
+    @_reads
+    def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
+        """Counters the lookup read with the keys that guard them cost no round trip
+        (a lone PostgreSQL worker: one a page that meets new URLs)."""
+        if not keys:
+            return []
+        known = self._counts
+        if all(k in known for k in keys):
+            return [known[k] for k in keys]
+        rows = self._ask(*self._counters_sql(keys))  # behind the writes sent: one round trip
         return [int(n) for _, n in rows]
 
     @_fleet
     def count_traps(self, keys: Sequence[tuple[str, str]]) -> None:
         if not keys:
             return
-        args = ([t for t, _ in keys], [k for _, k in keys])
+        args = (text_array([t for t, _ in keys]), text_array([k for _, k in keys]))
+        known = self._counts
+        for key in keys:  # as the statement below counts them
+            if key in known:
+                known[key] += 1
         self._write(  # part of the page's step (no commit of its own, as in SQLite)
             lambda c: c.execute(
                 "INSERT INTO trap_counts(tbl, key, n) SELECT tbl, key, COUNT(*) "

@@ -217,7 +217,7 @@ _MIGRATIONS: tuple[str, ...] = (
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
 #: The index of links by the page they are on: what a later run's re-fetch of a page
-#: deletes (``_PAGE_FACTS``) and what a ``304`` walks (``page_links``).
+#: deletes (``PAGE_FACTS``) and what a ``304`` walks (``page_links``).
 LINKS_BY_PAGE = "CREATE INDEX IF NOT EXISTS links_from ON links(from_id)"
 
 
@@ -633,7 +633,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     def finish(self, url_id: int, outcome: Outcome) -> None:
         conn = self._begin()
         if self._recrawl:  # fetched again: this fetch's facts replace the earlier run's
-            for table, column in _PAGE_FACTS:
+            for table, column in PAGE_FACTS:
                 conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (url_id,))
         conn.execute(
             "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
@@ -870,7 +870,7 @@ _ADD_URL_SQL = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
-_PAGE_FACTS = (
+PAGE_FACTS = (
     ("links", "from_id"),
     ("alternates", "page_id"),
     ("images", "page_id"),
