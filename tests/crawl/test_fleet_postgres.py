@@ -62,3 +62,17 @@ def test_a_fleet_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_spec: 
     depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(pg_spec)}
     assert depths["/x"] == (2, None)
     assert log.index("/deep") > log.index("/slow")
+
+
+def test_one_process_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_spec: str) -> None:
+    """The level rule in a lone PostgreSQL crawl, whose pages' writes wait in a batch: a
+    claim sends them first, so it sees the level's pages through."""
+    log: list[str] = []
+    with serve_handler(slow_branch_site(log)) as port:
+        base = f"http://127.0.0.1:{port}"
+        crawl = ("crawl", base + "/", "-o", str(tmp_path), "--no-map", "--db", pg_spec)
+        code, _, err = finish(sitemapkit(*crawl, "--max-depth", "2"))
+        assert code == 0, err
+    depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(pg_spec)}
+    assert depths["/x"] == (2, None)
+    assert log.index("/deep") > log.index("/slow")
