@@ -315,6 +315,11 @@ async def test_parse_processes_forked_from_the_crawl_parse_and_are_replaced() ->
         ours = Path("/proc/self/cmdline").read_bytes()
         for pid in parser.started:  # the crawl's own program, not a new interpreter's
             assert Path(f"/proc/{pid}/cmdline").read_bytes() == ours
+        # Their ready frames are read by the pool's own tasks: until those have run, a page
+        # is parsed here (on a loaded machine all 40 were, and ``inline`` said 40).
+        async with asyncio.timeout(60):  # a hang guard only
+            while parser.ready < 2:
+                await asyncio.sleep(0.005)
         first = await asyncio.gather(*(parser.parse(b, u, headers) for b, u in pages))
         os.kill(parser.started[0], signal.SIGKILL)
         async with asyncio.timeout(60):  # a hang guard only
