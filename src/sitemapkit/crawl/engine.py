@@ -392,7 +392,7 @@ class Crawler:
     def _claim(self, limit: int) -> list[Claimed]:
         """Up to ``limit`` URLs from the frontier for this process (one depth at a time
         under ``--max-depth``, so it leaves out no page within reach: see
-        :mod:`~sitemapkit.store.levels`)."""
+        :mod:`~sitemapkit.store.claims`)."""
         return self.store.claim(limit, one_level=self.config.max_depth is not None)
 
     def _drained(self) -> bool:

@@ -286,7 +286,7 @@ class CrawlStore(Protocol):
     def claim(self, limit: int, one_level: bool = False) -> list[Claimed]:
         """Hand out up to ``limit`` queued URLs, shallowest first, marking them ``CLAIMED``
         (``one_level``: none deeper than a URL claimed and not through, see
-        :mod:`~sitemapkit.store.levels`)."""
+        :mod:`~sitemapkit.store.claims`)."""
         ...
 
     def claim_url(

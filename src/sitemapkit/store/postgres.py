@@ -47,7 +47,7 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
-from sitemapkit.store.levels import level_clause
+from sitemapkit.store.claims import claim_columns, claimed, level_clause
 from sitemapkit.store.postgres_arrays import int_array, nullable_int_array, text_array
 from sitemapkit.store.postgres_audit import PgAuditTables
 from sitemapkit.store.postgres_conn import (
@@ -98,11 +98,6 @@ _streams = pg_guard_stream("read the crawl state", StoreError)
 #: One step of the open batch, run again on a new connection after a lost one.
 Step = Callable[["psycopg.Connection"], object]
 
-_CLAIM_COLUMNS = (
-    "u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, u.lastmod, "
-    "u.lastmod_source"
-)
-
 
 #: Hand out the shallowest queued URLs; rows another session holds are skipped, not waited
 #: for, so claimers sharing one frontier never block each other nor get one URL twice.
@@ -111,7 +106,7 @@ def claim_sql(one_level: bool) -> str:
     return (
         "UPDATE urls u SET state = 1 FROM (SELECT id FROM urls WHERE state = 0"
         f"{level_clause(one_level)} ORDER BY depth, id LIMIT %s FOR UPDATE SKIP LOCKED) c "
-        f"WHERE u.id = c.id RETURNING {_CLAIM_COLUMNS}"
+        f"WHERE u.id = c.id RETURNING {claim_columns('u')}"
     )
 
 
@@ -810,7 +805,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         ids = [int(r[0]) for r in rows]
         self._sent_as(lambda c: c.execute("UPDATE urls SET state = 1 WHERE id = ANY(%s)", (ids,)))
         rows.sort(key=lambda r: (r[2], r[0]))
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+        return claimed(rows)
 
     @_writes
     def claim_url(

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed
-from sitemapkit.store.levels import level_clause
+from sitemapkit.store.claims import claim_columns, claimed, level_clause
 from sitemapkit.store.postgres_arrays import text_array
 from sitemapkit.store.postgres_conn import Qmark, pg_guard
 from sitemapkit.store.rows import HostRobots
@@ -76,9 +76,7 @@ def _claim_host_sql(one_level: bool) -> str:
     return (
         "UPDATE urls u SET state = 1, worker = %s FROM (SELECT id FROM urls WHERE state = 0 "
         f"AND origin = %s{level_clause(one_level)} ORDER BY depth, id LIMIT %s "
-        "FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id "
-        "RETURNING u.id, u.url, u.depth, u.loc, u.etag, u.last_modified, u.fingerprint, "
-        "u.lastmod, u.lastmod_source"
+        f"FOR UPDATE SKIP LOCKED) c WHERE u.id = c.id RETURNING {claim_columns('u')}"
     )
 
 
@@ -194,7 +192,7 @@ class PgFleetTables:
 
         rows = self._own(work)
         rows.sort(key=lambda r: (r[2], r[0]))
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+        return claimed(rows)
 
     @_reads
     def taken(self) -> int:

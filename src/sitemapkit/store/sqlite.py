@@ -46,8 +46,8 @@ from sitemapkit.store.base import (
     UrlFacts,
     UrlState,
 )
+from sitemapkit.store.claims import claim_columns, claimed, level_clause
 from sitemapkit.store.guard import guard, guard_stream
-from sitemapkit.store.levels import level_clause
 from sitemapkit.store.lock import StoreLock
 from sitemapkit.store.run_end import end_run
 from sitemapkit.store.sessions import ADD_SQL, SESSIONS_SCHEMA, Session
@@ -524,14 +524,13 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     def claim(self, limit: int, one_level: bool = False) -> list[Claimed]:
         conn = self._begin()
         rows = conn.execute(
-            "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
-            f"lastmod_source FROM urls WHERE state = 0{level_clause(one_level)} "
+            f"SELECT {claim_columns()} FROM urls WHERE state = 0{level_clause(one_level)} "
             "ORDER BY depth, id LIMIT ?",
             (limit,),
         ).fetchall()
         if rows:
             conn.executemany("UPDATE urls SET state = 1 WHERE id = ?", [(r[0],) for r in rows])
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+        return claimed(rows)
 
     @_writes
     def claim_url(

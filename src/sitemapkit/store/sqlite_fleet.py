@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.store import fleet_sql
 from sitemapkit.store.base import Claimed
+from sitemapkit.store.claims import claim_columns, claimed, level_clause
 from sitemapkit.store.guard import guard
-from sitemapkit.store.levels import level_clause
 
 if TYPE_CHECKING:
     from sitemapkit.store.rows import HostRobots
@@ -147,8 +147,7 @@ class FleetTables:
         conn = self._begin()  # BEGIN IMMEDIATE: no other worker claims or counts meanwhile
         limit = fleet_sql.capped(conn, limit, cap)
         rows = conn.execute(
-            "SELECT id, url, depth, loc, etag, last_modified, fingerprint, lastmod, "
-            "lastmod_source FROM urls WHERE state = 0 AND origin = ? "
+            f"SELECT {claim_columns()} FROM urls WHERE state = 0 AND origin = ?"
             f"{level_clause(one_level)} ORDER BY depth, id LIMIT ?",
             (origin, limit),
         ).fetchall()
@@ -160,7 +159,7 @@ class FleetTables:
             if cap is not None:
                 fleet_sql.count_taken(conn, len(rows))
         self.commit()
-        return [Claimed(int(r[0]), str(r[1]), int(r[2]), *r[3:]) for r in rows]
+        return claimed(rows)
 
     @_reads
     def taken(self) -> int:
