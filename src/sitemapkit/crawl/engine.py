@@ -390,10 +390,13 @@ class Crawler:
 
     # -- hooks a fleet worker (crawl/fleet.py) fills in; alone, the crawl needs none --------
     def _claim(self, limit: int) -> list[Claimed]:
-        """Up to ``limit`` URLs from the frontier for this process (one depth at a time
-        under ``--max-depth``, so it leaves out no page within reach: see
-        :mod:`~sitemapkit.store.claims`)."""
-        return self.store.claim(limit, one_level=self.config.max_depth is not None)
+        """Up to ``limit`` URLs from the frontier for this process."""
+        return self.store.claim(limit, one_level=self._one_level())
+
+    def _one_level(self) -> bool:
+        """Claims take one depth at a time: under ``--max-depth``, so that it leaves out
+        no page within reach (see :mod:`~sitemapkit.store.claims`)."""
+        return self.config.max_depth is not None
 
     def _drained(self) -> bool:
         """Nothing left anywhere (this process has nothing queued or in flight)."""

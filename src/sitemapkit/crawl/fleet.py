@@ -445,7 +445,7 @@ class FleetCrawler(Crawler):
             self._lease,
             self.config.concurrency,
             self.config.max_pages,
-            one_level=self.config.max_depth is not None,
+            one_level=self._one_level(),
         )
         return start
 
