@@ -186,11 +186,11 @@ class Outcome:
     thumbnail: Thumbnail | None = None
 
     def update_values(self, url_id: int) -> tuple[object, ...]:
-        """The values of ``finish``'s ``UPDATE urls``, in the column order both stores use.
+        """The values of ``finish``'s ``UPDATE urls``: :data:`UPDATED_COLUMNS` in order,
+        then the fingerprint twice (compared with the stored one, then stored), the id.
 
         Why here: SQLite and PostgreSQL spell the statement in their own dialect, but
-        which fact goes to which column is one list (the fingerprint twice: compared,
-        then stored).
+        which fact goes to which column is one list.
         """
         return (
             self.status,
@@ -212,6 +212,27 @@ class Outcome:
             self.fingerprint,
             url_id,
         )
+
+
+#: The columns ``finish`` sets from :meth:`Outcome.update_values`, in its order (both
+#: stores build their ``UPDATE urls`` from it).
+UPDATED_COLUMNS = (
+    "status",
+    "content_type",
+    "title",
+    "canonical",
+    "indexable",
+    "reason",
+    "detail",
+    "lastmod",
+    "lastmod_source",
+    "fetched_at",
+    "bytes",
+    "redirect_to",
+    "outlinks",
+    "etag",
+    "last_modified",
+)
 
 
 class LinkRow(NamedTuple):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.store.base import LinkRow, NewUrl, Outcome
+from sitemapkit.store.base import UPDATED_COLUMNS, LinkRow, NewUrl, Outcome
 from sitemapkit.store.postgres_arrays import (
     float_array,
     int_array,
@@ -49,31 +49,33 @@ REPLAY_URLS = (
     "%s::text[], %s::text[], %s::text[], %s::text[]) " + REJUDGE_STALE
 )
 
+#: The PostgreSQL type of each column a page's row sets (:data:`UPDATED_COLUMNS`).
+_TYPES = {
+    "status": "int",
+    "content_type": "text",
+    "title": "text",
+    "canonical": "text",
+    "indexable": "smallint",
+    "reason": "text",
+    "detail": "text",
+    "lastmod": "text",
+    "lastmod_source": "text",
+    "fetched_at": "float8",
+    "bytes": "bigint",
+    "redirect_to": "text",
+    "outlinks": "int",
+    "etag": "text",
+    "last_modified": "text",
+}
 #: Pages' rows, the columns of :meth:`Outcome.update_values` in its order (the
 #: fingerprint twice: compared with the stored one, then stored).
 _PAGE_COLUMNS = (
-    ("status", "int"),
-    ("content_type", "text"),
-    ("title", "text"),
-    ("canonical", "text"),
-    ("indexable", "smallint"),
-    ("reason", "text"),
-    ("detail", "text"),
-    ("lastmod", "text"),
-    ("lastmod_source", "text"),
-    ("fetched_at", "float8"),
-    ("bytes", "bigint"),
-    ("redirect_to", "text"),
-    ("outlinks", "int"),
-    ("etag", "text"),
-    ("last_modified", "text"),
+    *((name, _TYPES[name]) for name in UPDATED_COLUMNS),
     ("was", "text"),
     ("fingerprint", "text"),
     ("id", "bigint"),
 )
-_SET = ", ".join(
-    f"{name} = v.{name}" for name, _ in _PAGE_COLUMNS if name not in ("was", "fingerprint", "id")
-)
+_SET = ", ".join(f"{name} = v.{name}" for name in UPDATED_COLUMNS)
 UPDATE_PAGES = (
     f"UPDATE urls u SET state = 2, {_SET}, fingerprint_run = CASE WHEN u.fingerprint IS NOT "
     "DISTINCT FROM v.was THEN u.fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, "

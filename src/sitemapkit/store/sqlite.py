@@ -34,6 +34,7 @@ from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store import chain_sql, crawl_reads
 from sitemapkit.store.base import (
+    UPDATED_COLUMNS,
     Claimed,
     Fate,
     LinkRow,
@@ -634,15 +635,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         if self._recrawl:  # fetched again: this fetch's facts replace the earlier run's
             for table, column in PAGE_FACTS:
                 conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (url_id,))
-        conn.execute(
-            "UPDATE urls SET state = 2, status = ?, content_type = ?, title = ?, canonical = ?, "
-            "indexable = ?, reason = ?, detail = ?, lastmod = ?, lastmod_source = ?, "
-            "fetched_at = ?, bytes = ?, redirect_to = ?, outlinks = ?, etag = ?, "
-            "last_modified = ?, fingerprint_run = CASE WHEN fingerprint IS ? "
-            "THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, fingerprint = ? "
-            "WHERE id = ?",
-            outcome.update_values(url_id),
-        )
+        conn.execute(_FINISH_SQL, outcome.update_values(url_id))
         if outcome.alternates:
             conn.executemany(
                 "INSERT INTO alternates(page_id, hreflang, href) VALUES (?, ?, ?)",
@@ -867,6 +860,13 @@ REJUDGE_STALE = (
 _ADD_URL_SQL = (
     "INSERT INTO urls(url, depth, found_from, state, reason, detail, loc, origin) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?) " + REJUDGE_STALE
+)
+#: A fetched page's row (:meth:`Outcome.update_values`); a new fingerprint marks the run.
+_FINISH_SQL = (
+    "UPDATE urls SET state = 2, "
+    + "".join(f"{column} = ?, " for column in UPDATED_COLUMNS)
+    + "fingerprint_run = CASE WHEN fingerprint IS ? "
+    "THEN fingerprint_run ELSE (SELECT MAX(id) FROM runs) END, fingerprint = ? WHERE id = ?"
 )
 #: What one fetch of a page records beside its row: replaced when it is fetched again.
 PAGE_FACTS = (
