@@ -98,9 +98,7 @@ class SharedTrapGuard(TrapGuard):
         for url in urls:
             found = counter_keys(url)
             if found is not None:
-                keys.add(("pattern", found[0]))
-                if found[1] is not None:
-                    keys.add(("facet", found[1]))
+                keys.update(_trap_keys(*found))
         ordered = sorted(keys)
         self._known = dict(zip(ordered, self._store.trap_counts(ordered), strict=True))
         self._taken = []
@@ -148,8 +146,8 @@ def turn_keys(url: str) -> tuple[str, ...]:
     found = counter_keys(url)
     if found is None:
         return (url,)
-    pattern, facet = found
-    return (f"pattern {pattern}",) if facet is None else (f"pattern {pattern}", f"facet {facet}")
+    # "TABLE KEY": the store reads the counter a held key names (FleetStore.split_turn).
+    return tuple(f"{table} {key}" for table, key in _trap_keys(*found))
 
 
 def _trap_keys(pattern: str, facet: str | None) -> list[tuple[str, str]]:
