@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sitemapkit.errors import InputError
 from sitemapkit.model import Finding, PageRecord, Severity
+from sitemapkit.store.spec import SCHEMES as PG_SCHEMES
 from sitemapkit.visual.tree import SiteTree
 
 #: A sitemap entry or a listed URL: the URL and its lastmod text (``None`` = none).
@@ -61,8 +62,8 @@ def detect(source: str) -> str:
     if source == "-":
         return "list"
     scheme = source.lower().partition("://")[0]
-    if scheme in ("http", "https", "postgresql", "postgres"):  # a crawl on a PostgreSQL server
-        return "crawl" if scheme.startswith("postgres") else "sitemap"
+    if scheme in ("http", "https", *PG_SCHEMES):  # a crawl on a PostgreSQL server
+        return "crawl" if scheme in PG_SCHEMES else "sitemap"
     path = Path(source)
     try:
         with path.open("rb") as fh:
