@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aiohttp import web
 
@@ -357,3 +358,15 @@ def slow_branch_site(request_log: list[str]) -> Callable[[web.Request], Awaitabl
         return web.Response(text=f"<title>{request.path}</title>{body}", content_type="text/html")
 
     return handle
+
+
+def assert_levels_kept(store: str | Path, base: str, request_log: list[str]) -> None:
+    """What a crawl of :func:`slow_branch_site` under ``--max-depth 2`` that took one
+    level at a time leaves: ``/x`` at depth 2 and kept, ``/deep`` asked for only after
+    ``/slow`` (the last page of depth 1) had answered."""
+    from sitemapkit.store import iter_page_records
+
+    depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(store)}
+    assert depths["/x"] == (2, None)
+    assert depths["/deep"] == (2, None)
+    assert request_log.index("/deep") > request_log.index("/slow")

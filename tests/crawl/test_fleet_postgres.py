@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from crawl.fixture_site import serve_handler, slow_branch_site
+from crawl.fixture_site import assert_levels_kept, serve_handler, slow_branch_site
 from crawl.test_fleet import demo, finish, key, single, sitemap_locs, sitemapkit  # noqa: F401
 from sitemapkit.demo import expected as ex
 from sitemapkit.store import iter_page_records
@@ -59,9 +59,7 @@ def test_a_fleet_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_spec: 
         procs.insert(0, sitemapkit(*crawl, "--max-depth", "2"))
         for code, _, err in (finish(p) for p in procs):
             assert code == 0, err
-    depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(pg_spec)}
-    assert depths["/x"] == (2, None)
-    assert log.index("/deep") > log.index("/slow")
+    assert_levels_kept(pg_spec, base, log)
 
 
 def test_one_process_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_spec: str) -> None:
@@ -73,6 +71,4 @@ def test_one_process_on_postgresql_takes_a_level_at_a_time(tmp_path: Path, pg_sp
         crawl = ("crawl", base + "/", "-o", str(tmp_path), "--no-map", "--db", pg_spec)
         code, _, err = finish(sitemapkit(*crawl, "--max-depth", "2"))
         assert code == 0, err
-    depths = {r.url.removeprefix(base): (r.depth, r.reason) for r in iter_page_records(pg_spec)}
-    assert depths["/x"] == (2, None)
-    assert log.index("/deep") > log.index("/slow")
+    assert_levels_kept(pg_spec, base, log)
