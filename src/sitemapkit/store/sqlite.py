@@ -37,7 +37,6 @@ from sitemapkit.store.base import (
     UPDATED_COLUMNS,
     Claimed,
     Fate,
-    LinkRow,
     NewUrl,
     OpenMode,
     Outcome,
@@ -675,10 +674,12 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         return crawl_reads.fate(self._conn, url_id)
 
     @_writes
-    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
+    def add_links(self, from_id: int, links: Sequence[tuple[int, bool, str]]) -> None:
         if links:
             self._begin().executemany(
                 "INSERT INTO links(from_id, to_id, nofollow, kind) VALUES (?, ?, ?, ?)",
+                # an int, not the bool: sqlite3 binds a bool through its adapter lookup
+                # (0.4 us a row more here)
                 [(from_id, to_id, 1 if nofollow else 0, kind) for to_id, nofollow, kind in links],
             )
 
