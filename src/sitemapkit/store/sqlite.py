@@ -73,6 +73,9 @@ _T = TypeVar("_T")
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
 _CACHE_MAX = 50_000
+#: Each stored state's member by its number: indexing a tuple, where ``UrlState(n)`` is an
+#: enum call per row read (~0.4 us).
+_STATES: tuple[UrlState, ...] = tuple(sorted(UrlState))
 _IN_CHUNK = 400
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -468,7 +471,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             for url, url_id, state in conn.execute(
                 f"SELECT url, id, state FROM urls WHERE url IN ({marks})", chunk
             ):
-                value = (int(url_id), UrlState(state))
+                value = (int(url_id), _STATES[state])
                 found[url] = value
                 cache[url] = value
 
