@@ -185,3 +185,36 @@ async def test_concurrency_bounds_requests_over_all_hosts() -> None:
         await session.close()
     assert peak == 4
     assert max(per_host_peak.values()) <= 3
+
+
+async def test_a_slot_is_given_back_when_its_request_fails_or_is_cancelled() -> None:
+    """The host's and the crawl's slots come back whatever ends the request (a fetch that
+    raises, a task cancelled while it waits for a slot), or the crawl would stall."""
+    session = make_session(CrawlConfig("http://127.0.0.1/"))
+    polite = Politeness(Fetcher(session, max_body=10), user_agent="x", per_host=1, concurrency=1)
+    try:
+        with pytest.raises(RuntimeError):
+            async with polite.slot("http://h"):
+                raise RuntimeError("the fetch failed")
+        held = asyncio.Event()
+
+        async def holder() -> None:
+            async with polite.slot("http://h"):
+                held.set()
+                await asyncio.sleep(0.05)
+
+        first = asyncio.create_task(holder())
+        await held.wait()
+        waiting = asyncio.create_task(polite.slot("http://h").__aenter__())
+        await asyncio.sleep(0)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await first
+        async with asyncio.timeout(1):  # the host's and the crawl's slot free: taken at once
+            async with polite.slot("http://h"):
+                pass
+            async with polite.slot("http://other"):
+                pass
+    finally:
+        await session.close()

@@ -226,3 +226,48 @@ def test_html_error_page_served_as_robots_allows() -> None:
     body = b"<!doctype html><html><body><h1>Welcome</h1><a href='/'>home</a></body></html>"
     pol = RobotsPolicy.from_response(200, body, url=f"{ORIGIN}/robots.txt")
     assert pol.allowed(f"{ORIGIN}/x", UA)
+
+
+#: URLs around the one a policy always allows (its own ``/robots.txt``) and the ones the
+#: URL split refuses: a query or fragment after it, another case, an escape, a port,
+#: IPv6 literals (one unclosed), a host NFKC changes, a non-ASCII path.
+_ROBOTS_EDGE_URLS = (
+    "http://h/robots.txt",
+    "http://h/robots.txt?x=1",
+    "http://h/robots.txt#top",
+    "http://h:8080/robots.txt",
+    "http://h/ROBOTS.TXT",
+    "http://h/%72obots.txt",
+    "http://h/a/robots.txt",
+    "http://h/robots.txtx",
+    "http://h/page?next=/robots.txt",
+    "http://[::1]/robots.txt",
+    "http://[::1]/page",
+    "http://[::1/page",
+    "http://h]/page",
+    "http://h\uff0fx/page",
+    "http://h/caf\u00e9",
+    "http://h/page",
+    "http://h/",
+)
+
+
+@pytest.mark.parametrize("url", _ROBOTS_EDGE_URLS)
+@pytest.mark.parametrize("status", [200, 503])
+def test_own_robots_txt_and_unsplittable_urls_answer_as_the_url_split_says(
+    url: str, status: int
+) -> None:
+    """The check splits only URLs that can be the policy's own file or fail to split;
+    the answer is the one a split of every URL gives."""
+    from urllib.parse import urlsplit
+
+    policy = RobotsPolicy.from_response(
+        status, b"User-agent: *\nDisallow: /\n", url="http://h/robots.txt"
+    )
+    try:
+        own = urlsplit(url).path == "/robots.txt"
+    except ValueError:
+        expected = False
+    else:
+        expected = own or (policy.mode != "disallow-all" and policy._parser.can_fetch(url, "x"))
+    assert policy.allowed(url, "x") is expected

@@ -184,4 +184,5 @@ class ScopeRule:
                 return False
         if self._include and not any(p.search(url) for p in self._include):
             return False
-        return not any(p.search(url) for p in self._exclude)
+        # Tested first: most crawls exclude nothing, and an any() makes a generator.
+        return not self._exclude or not any(p.search(url) for p in self._exclude)

@@ -54,7 +54,6 @@ from sitemapkit.model import OUT_OF_SCOPE, Image, UrlEntry
 from sitemapkit.store.base import (
     Claimed,
     CrawlStore,
-    LinkRow,
     NewUrl,
     Outcome,
     RunFigures,
@@ -757,7 +756,7 @@ class Crawler:
             self._start_problem = None if self._start_ok else problem
 
     def _link(self, from_id: int, rows: list[tuple[int, bool, str]]) -> None:
-        self.store.add_links(from_id, [LinkRow(i, nf, kind) for i, nf, kind in rows])
+        self.store.add_links(from_id, rows)
 
     async def _page(self, item: Claimed, response: Response) -> None:
         """Judge and store a fetched page, then count it (see :meth:`_count`)."""
@@ -959,35 +958,37 @@ class Crawler:
             return
         store = self.store
         ids = store.lookup(list(found))
-        rows: list[NewUrl] = []
         new = [
             (spelling, followable)
             for url, (_nofollow, _kind, followable, spelling) in found.items()
             if (hit := ids.get(url)) is None or hit[1] == UrlState.STALE  # stale: judged anew
         ]
-        with self.traps.judging([spelling for spelling, _ in new]):
-            for spelling, followable in new:
-                # Judged once, when first seen: trap counters must not count repeats.
-                decided = self._judge(spelling, depth)
-                if decided is not None:
-                    rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
-                elif not followable:
-                    rows.append(self._new(spelling, depth, item.id, UrlState.HELD, "nofollow-only"))
-                else:
-                    rows.append(self._new(spelling, depth, item.id))
-        if rows:
+        if new:  # most pages link to no URL the crawl has not seen: nothing to judge
+            rows: list[NewUrl] = []
+            with self.traps.judging([spelling for spelling, _ in new]):
+                for spelling, followable in new:
+                    # Judged once, when first seen: trap counters must not count repeats.
+                    decided = self._judge(spelling, depth)
+                    if decided is not None:
+                        rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
+                    elif not followable:
+                        rows.append(
+                            self._new(spelling, depth, item.id, UrlState.HELD, "nofollow-only")
+                        )
+                    else:
+                        rows.append(self._new(spelling, depth, item.id))
             ids.update(store.add_urls(rows))
         held_to_queue: list[tuple[int, int]] = []
-        link_rows: list[LinkRow] = []
+        # Plain (to_id, nofollow, kind) tuples: a LinkRow per link cost a Python call each.
+        link_rows: list[tuple[int, bool, str]] = []
         held = UrlState.HELD
         for url, (nofollow, kind, followable, _spelling) in found.items():
             hit = ids.get(url)
             if hit is None:
                 continue
-            url_id, state = hit
-            link_rows.append(LinkRow(url_id, nofollow, kind))
-            if followable and state == held:
-                held_to_queue.append((url_id, depth))
+            link_rows.append((hit[0], nofollow, kind))
+            if followable and hit[1] == held:
+                held_to_queue.append((hit[0], depth))
         if store_links:
             store.add_links(item.id, link_rows)
         if held_to_queue:

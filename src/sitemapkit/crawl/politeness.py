@@ -17,9 +17,8 @@ be in flight without the server ever seeing more than ``--per-host`` at once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from sitemapkit.crawl.fetch import Fetcher
@@ -48,10 +47,13 @@ def robots_token(user_agent: str) -> str:
 
 
 class _Origin:
-    __slots__ = ("delay", "last_start", "pace", "robots", "robots_at", "sem")
+    __slots__ = ("delay", "last_start", "pace", "ready", "robots", "robots_at", "sem")
 
     def __init__(self, per_host: int) -> None:
         self.robots: asyncio.Future[RobotsRules | None] | None = None
+        #: The rules once they are final (not an unreachable robots.txt to ask again):
+        #: what every later URL of the origin is checked against, with no wait.
+        self.ready: RobotsRules | None = None
         self.robots_at = 0.0
         self.sem = asyncio.Semaphore(per_host)
         #: when the last paced request actually started (loop time), and the lock
@@ -117,6 +119,8 @@ class Politeness:
                 raise
             state.robots.set_result(rules)
             state.robots_at = asyncio.get_running_loop().time()
+            if not getattr(rules, "retry", False):
+                state.ready = rules
             delay = rules.pace(self.token)
             if delay:
                 state.delay = max(state.delay, min(float(delay), MAX_CRAWL_DELAY))
@@ -158,8 +162,17 @@ class Politeness:
         return rules
 
     async def allowed(self, url: str) -> bool:
-        rules = await self.robots(origin_of(url))
-        return True if rules is None else rules.allowed(url, self.token)
+        """May ``url`` be fetched (robots.txt fetched first if its origin's is not known)?"""
+        if not self.respect_robots:
+            return True
+        origin = origin_of(url)
+        state = self._origins.get(origin)
+        rules = None if state is None else state.ready
+        if rules is None:  # not fetched yet, or to be asked again: robots() decides
+            rules = await self.robots(origin)
+            if rules is None:  # pragma: no cover - robots() answers None only when not respected
+                return True
+        return rules.allowed(url, self.token)
 
     async def refusal(self, url: str) -> str | None:
         """Why robots.txt refuses ``url`` when it was not a rule but an outage, else None.
@@ -172,22 +185,55 @@ class Politeness:
             return None
         return str(getattr(rules, "reason", "")) or None
 
-    @asynccontextmanager
-    async def slot(self, origin: str) -> AsyncIterator[None]:
+    def slot(self, origin: str) -> AbstractAsyncContextManager[None]:
         """Hold one of the origin's connections, starting no earlier than its pace allows.
 
         The origin's slot first, then one of the crawl's: a page waiting for a busy host
         holds none of the connections other hosts could use.  The pace comes last, so it
         measures when requests really start.
         """
-        state = self._origin(origin)
-        async with state.sem, self._requests or contextlib.nullcontext():
-            if state.delay > 0:
-                loop = asyncio.get_running_loop()
-                async with state.pace:
-                    wait = state.last_start + state.delay - loop.time()
-                    while wait > 0:
-                        await asyncio.sleep(wait)
-                        wait = state.last_start + state.delay - loop.time()
-                    state.last_start = loop.time()
-            yield
+        return _Slot(self._origin(origin), self._requests)
+
+
+class _Slot:
+    """:meth:`Politeness.slot`: a class, not a generator (one per request: an
+    ``asynccontextmanager`` made a generator and two context objects each time)."""
+
+    __slots__ = ("_requests", "_state")
+
+    def __init__(self, state: _Origin, requests: asyncio.Semaphore | None) -> None:
+        self._state = state
+        self._requests = requests
+
+    async def __aenter__(self) -> None:
+        state, requests = self._state, self._requests
+        await state.sem.acquire()
+        try:
+            if requests is not None:
+                await requests.acquire()
+            try:
+                if state.delay > 0:
+                    await _paced(state)
+            except BaseException:
+                if requests is not None:
+                    requests.release()
+                raise
+        except BaseException:
+            state.sem.release()
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._requests is not None:
+            self._requests.release()
+        self._state.sem.release()
+
+
+async def _paced(state: _Origin) -> None:
+    """Wait until the origin's delay has passed since its last request started."""
+    loop = asyncio.get_running_loop()
+    async with state.pace:
+        wait = state.last_start + state.delay - loop.time()
+        while wait > 0:
+            await asyncio.sleep(wait)
+            wait = state.last_start + state.delay - loop.time()
+        state.last_start = loop.time()

@@ -221,12 +221,15 @@ class RobotsPolicy:
         """May ``user_agent`` fetch ``url``?  ``/robots.txt`` is always allowed."""
         if self.mode == "allow-all":
             return True
-        try:
-            path = urlsplit(url).path
-        except ValueError:
-            return False
-        if path == "/robots.txt":
-            return True
+        if not url.isascii() or "/robots.txt" in url or "[" in url or "]" in url:
+            # Only these can be /robots.txt itself or fail to split (an IPv6 bracket
+            # unclosed, a host NFKC changes): the split was 2 us of every page's check.
+            try:
+                path = urlsplit(url).path
+            except ValueError:
+                return False
+            if path == "/robots.txt":
+                return True
         if self.mode == "disallow-all":
             return False
         try:

@@ -236,7 +236,10 @@ UPDATED_COLUMNS = (
 
 
 class LinkRow(NamedTuple):
-    """One stored link of a page (a tuple: a page makes one per link it records)."""
+    """One stored link of a page (a tuple: a page makes one per link it records).
+
+    ``add_links`` takes plain ``(to_id, nofollow, kind)`` tuples too: the engine makes
+    those, as a named tuple's constructor is a Python call per link."""
 
     to_id: int
     nofollow: bool
@@ -396,7 +399,7 @@ class CrawlStore(Protocol):
         """State, status and reason of one URL (``None`` when the id is unknown)."""
         ...
 
-    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None: ...
+    def add_links(self, from_id: int, links: Sequence[tuple[int, bool, str]]) -> None: ...
 
     def add_redirect(self, from_id: int, hop: int, to_url: str, status: int) -> None: ...
 

@@ -37,7 +37,6 @@ from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
     Claimed,
     Fate,
-    LinkRow,
     NewUrl,
     OpenMode,
     Outcome,
@@ -948,7 +947,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return crawl_reads.fate(Qmark(self._now()), url_id)
 
     @_writes
-    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
+    def add_links(self, from_id: int, links: Sequence[tuple[int, bool, str]]) -> None:
         if not links:
             return
         self._keep(lambda pages: pages.add_links(from_id, links))

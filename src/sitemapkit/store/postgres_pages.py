@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.store.base import UPDATED_COLUMNS, LinkRow, NewUrl, Outcome
+from sitemapkit.store.base import UPDATED_COLUMNS, NewUrl, Outcome
 from sitemapkit.store.postgres_arrays import (
     float_array,
     int_array,
@@ -150,7 +150,7 @@ class PageWrites:
         self._page_ids: set[int] = set()
         #: Re-crawled pages: the facts their earlier fetch recorded go first.
         self._again: list[int] = []
-        self._links: list[tuple[int, LinkRow]] = []
+        self._links: list[tuple[int, tuple[int, bool, str]]] = []
         self._link_from: set[int] = set()
         self._writes = 0
 
@@ -180,7 +180,7 @@ class PageWrites:
         self._writes += 1
         return True
 
-    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> bool:
+    def add_links(self, from_id: int, links: Sequence[tuple[int, bool, str]]) -> bool:
         self._links += [(from_id, link) for link in links]
         self._link_from.add(from_id)
         self._writes += 1
@@ -220,9 +220,9 @@ class PageWrites:
                     _LINKS,
                     (
                         int_array(f for f, _ in links),
-                        int_array(link.to_id for _, link in links),
-                        int_array(1 if link.nofollow else 0 for _, link in links),
-                        text_array([link.kind for _, link in links]),
+                        int_array(to_id for _, (to_id, _, _) in links),
+                        int_array(1 if nofollow else 0 for _, (_, nofollow, _) in links),
+                        text_array([kind for _, (_, _, kind) in links]),
                     ),
                     None,
                 )

@@ -37,7 +37,6 @@ from sitemapkit.store.base import (
     UPDATED_COLUMNS,
     Claimed,
     Fate,
-    LinkRow,
     NewUrl,
     OpenMode,
     Outcome,
@@ -74,6 +73,9 @@ _T = TypeVar("_T")
 #: Marks a file as ours (``is_crawl_db``) beside the schema version.
 APPLICATION_ID = 0x534D4B43  # "SMKC"
 _CACHE_MAX = 50_000
+#: Each stored state's member by its number: indexing a tuple, where ``UrlState(n)`` is an
+#: enum call per row read (~0.4 us).
+_STATES: tuple[UrlState, ...] = tuple(sorted(UrlState))
 _IN_CHUNK = 400
 
 _MIGRATIONS: tuple[str, ...] = (
@@ -469,7 +471,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
             for url, url_id, state in conn.execute(
                 f"SELECT url, id, state FROM urls WHERE url IN ({marks})", chunk
             ):
-                value = (int(url_id), UrlState(state))
+                value = (int(url_id), _STATES[state])
                 found[url] = value
                 cache[url] = value
 
@@ -675,10 +677,12 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         return crawl_reads.fate(self._conn, url_id)
 
     @_writes
-    def add_links(self, from_id: int, links: Sequence[LinkRow]) -> None:
+    def add_links(self, from_id: int, links: Sequence[tuple[int, bool, str]]) -> None:
         if links:
             self._begin().executemany(
                 "INSERT INTO links(from_id, to_id, nofollow, kind) VALUES (?, ?, ?, ?)",
+                # an int, not the bool: sqlite3 binds a bool through its adapter lookup
+                # (0.4 us a row more here)
                 [(from_id, to_id, 1 if nofollow else 0, kind) for to_id, nofollow, kind in links],
             )
 
