@@ -384,6 +384,43 @@ async def test_silence_after_the_head_hits_the_read_timeout() -> None:
     assert resp.error == "timeout"
 
 
+async def test_a_body_that_trickles_within_the_read_timeout_is_read_whole() -> None:
+    """Each byte comes before the read timeout, the whole body well after it: the read
+    timer, due at the first wait's expiry, is set again for the later one."""
+
+    def trickle(conn: WireConn) -> None:
+        conn.request()
+        conn.send(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n")
+        for byte in b"twelve bytes":
+            if conn.stop.wait(0.05) or not conn.send(bytes([byte])):
+                return
+
+    with serve_wire(trickle) as server:
+        client, fetcher = _fetcher(retries=0, read_timeout=0.2)
+        async with client:
+            resp = await fetcher.get(server.base + "/")
+    assert (resp.error, resp.body) == (None, b"twelve bytes")
+
+
+async def test_a_kept_alive_connection_times_out_again_after_idling_past_its_timer() -> None:
+    """The read timer comes due while the connection idles in the pool (nobody waits):
+    the next request on that connection still times out when the server goes silent."""
+
+    def reply(head: bytes, conn: WireConn, n: int) -> bytes | None:
+        if n == 1:
+            conn.stop.wait(30)
+            return None
+        return ok(b"first")
+
+    with serve_wire(answering(reply)) as server:
+        client, fetcher = _fetcher(retries=0, read_timeout=0.2)
+        async with client:
+            first = await fetcher.get(server.base + "/a")
+            await asyncio.sleep(0.3)
+            second = await fetcher.get(server.base + "/b")
+    assert (first.body, second.error, server.connections) == (b"first", "timeout", 1)
+
+
 def _bomb(decoded: int) -> bytes:
     packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     block = b"\0" * (1 << 20)
