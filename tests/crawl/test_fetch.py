@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import re
 import shutil
 import socket
 import ssl
@@ -15,11 +16,13 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawl.wire_server import WireConn, answering, ok, path_of, serve_wire
 from sitemapkit.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
 from sitemapkit.crawl.fetch import Fetcher, make_session, retry_after_seconds
-from sitemapkit.crawl.http1 import BadResponseError, parse_head
+from sitemapkit.crawl.http1 import BadResponseError, head_end, parse_head
 from sitemapkit.crawl.httpclient import HttpClient, split_url
 from tls_site import https_site, make_certificates
 
@@ -630,6 +633,17 @@ def test_heads_are_read_as_rfc_9112_says() -> None:
     for broken in (b"HTTP/2 200 OK", b"HTTP/1.1 20 OK", b"ICY 200 OK", b"HTTP/1.1 200 OK\r\n x"):
         with pytest.raises(BadResponseError):
             parse_head(broken)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"\r\n:a"[x % 4] for x in b)), st.data())
+def test_the_head_end_is_where_the_blank_line_pattern_matches(
+    raw: bytes, data: st.DataObject
+) -> None:
+    """``head_end`` searches from the LF; it finds what ``\\r?\\n\\r?\\n`` finds, from any start."""
+    start = data.draw(st.integers(0, len(raw)))
+    found = re.compile(rb"\r?\n\r?\n").search(raw, start)
+    assert head_end(bytearray(raw), start) == (None if found is None else found.span())
 
 
 async def test_the_pool_limit_closes_an_idle_connection_of_another_origin() -> None:

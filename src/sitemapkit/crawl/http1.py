@@ -31,8 +31,9 @@ from sitemapkit.limits import MAX_CHUNK_LINE_BYTES, MAX_RESPONSE_HEAD_BYTES, MAX
 _PAUSE_AT = 1024 * 1024
 #: Bytes one read of the socket may bring.
 _RECV_BLOCK = 64 * 1024
-#: The blank line that ends a head (servers that send bare LF exist).
-_HEAD_END = re.compile(rb"\r?\n\r?\n")
+#: The blank line that ends a head (servers that send bare LF exist): ``\r?\n\r?\n``,
+#: searched for from its first LF (see :func:`head_end`).
+_HEAD_END = re.compile(rb"\n\r?\n")
 #: An HTTP token (a header name): RFC 9110 5.6.2.
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: One well-formed header line: a token, a colon, the value without its white space.
@@ -266,6 +267,24 @@ class Connection(asyncio.BufferedProtocol):
         return DisconnectError(f"server closed the connection{why}", stale=self.got == 0)
 
 
+def head_end(buf: bytearray, start: int) -> tuple[int, int] | None:
+    r"""Where the first ``\r?\n\r?\n`` at or after ``start`` begins and ends, or None.
+
+    The pattern is searched for from its first LF, the one byte it cannot lack: a regex
+    that begins with a literal is scanned for that byte in C, where one that begins with
+    an optional ``\r`` is tried at every position (~3 us for nginx's 280-byte head,
+    against ~0.2).  The CR before that LF, when there is one after ``start``, is the
+    blank line's first byte.
+    """
+    found = _HEAD_END.search(buf, start)
+    if found is None:
+        return None
+    begin = found.start()
+    if begin > start and buf[begin - 1] == 13:  # b"\r"
+        begin -= 1
+    return begin, found.end()
+
+
 async def read_head(conn: Connection) -> tuple[int, bool, Headers]:
     """The next response head on ``conn`` (1xx interim heads are skipped)."""
     buf = conn.buf
@@ -273,7 +292,7 @@ async def read_head(conn: Connection) -> tuple[int, bool, Headers]:
     # from its start again at every arrival (64 KiB in 1-byte packets: no quadratic work).
     seen = 0
     while True:
-        end = _HEAD_END.search(buf, max(0, seen - 3)) if buf else None
+        end = head_end(buf, max(0, seen - 3)) if buf else None
         if end is None:
             if len(buf) > MAX_RESPONSE_HEAD_BYTES:
                 raise BadResponseError(f"response head over {MAX_RESPONSE_HEAD_BYTES} bytes")
@@ -282,10 +301,10 @@ async def read_head(conn: Connection) -> tuple[int, bool, Headers]:
             seen = len(buf)
             await conn.fill()
             continue
-        if end.start() > MAX_RESPONSE_HEAD_BYTES:
+        if end[0] > MAX_RESPONSE_HEAD_BYTES:
             raise BadResponseError(f"response head over {MAX_RESPONSE_HEAD_BYTES} bytes")
-        head = bytes(buf[: end.start()])
-        del buf[: end.end()]
+        head = bytes(buf[: end[0]])
+        del buf[: end[1]]
         seen = 0
         status, is11, headers = parse_head(head)
         if status == 101:
