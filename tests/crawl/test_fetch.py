@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from crawl.wire_server import WireConn, answering, ok, path_of, serve_wire
 from sitemapkit.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
 from sitemapkit.crawl.fetch import Fetcher, make_session, retry_after_seconds
-from sitemapkit.crawl.http1 import BadResponseError, head_end, parse_head
+from sitemapkit.crawl.http1 import BadResponseError, head_end, parse_fields, parse_head
 from sitemapkit.crawl.httpclient import HttpClient, split_url
 from tls_site import https_site, make_certificates
 
@@ -644,6 +644,32 @@ def test_the_head_end_is_where_the_blank_line_pattern_matches(
     start = data.draw(st.integers(0, len(raw)))
     found = re.compile(rb"\r?\n\r?\n").search(raw, start)
     assert head_end(bytearray(raw), start) == (None if found is None else found.span())
+
+
+_head_bits = st.text("aZ-:; \t\r\x7f", max_size=6)
+#: Header lines: mostly a name, a colon and a value; some anything.
+_head_line = st.one_of(
+    st.builds("{}:{}{}".format, st.text("aZ-", min_size=1, max_size=4), _head_bits, _head_bits),
+    st.text("aZ-:; \t\r\x7f", max_size=12),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_head_line, max_size=6), st.sampled_from(["\r\n", "\n"]))
+def test_the_one_pass_head_lane_equals_the_line_by_line_one(lines: list[str], eol: str) -> None:
+    """Whatever the one regex pass accepts it reads as ``parse_fields`` reads the same
+    lines; what it refuses goes to ``parse_fields`` itself: the same headers or error."""
+    text = eol.join(["HTTP/1.1 200 OK", *lines])
+    slow: list[tuple[str, str]] | None
+    try:
+        slow = parse_fields(text.split("\n")[1:]) if lines else []
+    except BadResponseError:
+        slow = None
+    try:
+        fast: list[tuple[str, str]] | None = list(parse_head(text.encode("latin-1"))[2].items())
+    except BadResponseError:
+        fast = None
+    assert fast == slow
 
 
 async def test_the_pool_limit_closes_an_idle_connection_of_another_origin() -> None:
