@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import re
 import shutil
 import socket
 import ssl
@@ -15,11 +16,13 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from crawl.wire_server import WireConn, answering, ok, path_of, serve_wire
 from sitemapkit.crawl.config import DEFAULT_USER_AGENT, CrawlConfig
 from sitemapkit.crawl.fetch import Fetcher, make_session, retry_after_seconds
-from sitemapkit.crawl.http1 import BadResponseError, parse_head
+from sitemapkit.crawl.http1 import BadResponseError, head_end, parse_fields, parse_head
 from sitemapkit.crawl.httpclient import HttpClient, split_url
 from tls_site import https_site, make_certificates
 
@@ -384,6 +387,43 @@ async def test_silence_after_the_head_hits_the_read_timeout() -> None:
     assert resp.error == "timeout"
 
 
+async def test_a_body_that_trickles_within_the_read_timeout_is_read_whole() -> None:
+    """Each byte comes before the read timeout, the whole body well after it: the read
+    timer, due at the first wait's expiry, is set again for the later one."""
+
+    def trickle(conn: WireConn) -> None:
+        conn.request()
+        conn.send(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n")
+        for byte in b"twelve bytes":
+            if conn.stop.wait(0.05) or not conn.send(bytes([byte])):
+                return
+
+    with serve_wire(trickle) as server:
+        client, fetcher = _fetcher(retries=0, read_timeout=0.2)
+        async with client:
+            resp = await fetcher.get(server.base + "/")
+    assert (resp.error, resp.body) == (None, b"twelve bytes")
+
+
+async def test_a_kept_alive_connection_times_out_again_after_idling_past_its_timer() -> None:
+    """The read timer comes due while the connection idles in the pool (nobody waits):
+    the next request on that connection still times out when the server goes silent."""
+
+    def reply(head: bytes, conn: WireConn, n: int) -> bytes | None:
+        if n == 1:
+            conn.stop.wait(30)
+            return None
+        return ok(b"first")
+
+    with serve_wire(answering(reply)) as server:
+        client, fetcher = _fetcher(retries=0, read_timeout=0.2)
+        async with client:
+            first = await fetcher.get(server.base + "/a")
+            await asyncio.sleep(0.3)
+            second = await fetcher.get(server.base + "/b")
+    assert (first.body, second.error, server.connections) == (b"first", "timeout", 1)
+
+
 def _bomb(decoded: int) -> bytes:
     packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     block = b"\0" * (1 << 20)
@@ -593,6 +633,43 @@ def test_heads_are_read_as_rfc_9112_says() -> None:
     for broken in (b"HTTP/2 200 OK", b"HTTP/1.1 20 OK", b"ICY 200 OK", b"HTTP/1.1 200 OK\r\n x"):
         with pytest.raises(BadResponseError):
             parse_head(broken)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"\r\n:a"[x % 4] for x in b)), st.data())
+def test_the_head_end_is_where_the_blank_line_pattern_matches(
+    raw: bytes, data: st.DataObject
+) -> None:
+    """``head_end`` searches from the LF; it finds what ``\\r?\\n\\r?\\n`` finds, from any start."""
+    start = data.draw(st.integers(0, len(raw)))
+    found = re.compile(rb"\r?\n\r?\n").search(raw, start)
+    assert head_end(bytearray(raw), start) == (None if found is None else found.span())
+
+
+_head_bits = st.text("aZ-:; \t\r\x7f", max_size=6)
+#: Header lines: mostly a name, a colon and a value; some anything.
+_head_line = st.one_of(
+    st.builds("{}:{}{}".format, st.text("aZ-", min_size=1, max_size=4), _head_bits, _head_bits),
+    st.text("aZ-:; \t\r\x7f", max_size=12),
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_head_line, max_size=6), st.sampled_from(["\r\n", "\n"]))
+def test_the_one_pass_head_lane_equals_the_line_by_line_one(lines: list[str], eol: str) -> None:
+    """Whatever the one regex pass accepts it reads as ``parse_fields`` reads the same
+    lines; what it refuses goes to ``parse_fields`` itself: the same headers or error."""
+    text = eol.join(["HTTP/1.1 200 OK", *lines])
+    slow: list[tuple[str, str]] | None
+    try:
+        slow = parse_fields(text.split("\n")[1:]) if lines else []
+    except BadResponseError:
+        slow = None
+    try:
+        fast: list[tuple[str, str]] | None = list(parse_head(text.encode("latin-1"))[2].items())
+    except BadResponseError:
+        fast = None
+    assert fast == slow
 
 
 async def test_the_pool_limit_closes_an_idle_connection_of_another_origin() -> None:

@@ -77,19 +77,26 @@ def accepted_encodings() -> frozenset[str]:
     return frozenset(names)
 
 
-@dataclass(frozen=True, slots=True)
 class Target:
-    """Where a request goes: the pool key, the address and the request line's parts."""
+    """Where a request goes: the pool key, the address and the request line's parts.
 
-    scheme: str
-    host: str
-    port: int
-    path: str
-    host_header: str
+    A plain slotted class with the key made once: one is made per request, and a frozen
+    dataclass's ``__init__`` (``object.__setattr__`` per field) cost 0.41 us against 0.12.
+    """
 
-    @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.scheme, self.host, self.port)
+    __slots__ = ("host", "host_header", "key", "path", "port", "scheme")
+
+    def __init__(self, scheme: str, host: str, port: int, path: str, host_header: str) -> None:
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path
+        self.host_header = host_header
+        #: The pool's key: one origin.
+        self.key = (scheme, host, port)
+
+    def __repr__(self) -> str:
+        return f"Target({self.scheme!r}, {self.host!r}, {self.port!r}, {self.path!r})"
 
     @property
     def where(self) -> str:
@@ -252,11 +259,10 @@ class HttpClient:
         pool = self._pools.get(target.key)
         if pool is None:
             pool = self._pools[target.key] = _Pool([], 0, collections.deque())
-        loop = asyncio.get_running_loop()
         while True:
             while pool.idle:
                 conn = pool.idle.pop()
-                if conn.usable and loop.time() - conn.idle_since < IDLE_KEEP:
+                if conn.usable and conn.loop.time() - conn.idle_since < IDLE_KEEP:
                     return conn, True
                 conn.close()
                 self._forget(pool)
@@ -270,7 +276,7 @@ class HttpClient:
                     raise
             queue = pool.waiters if pool.open >= self.limit_per_host else self._waiters
             async with asyncio.timeout_at(deadline):
-                await _wait_turn(loop, queue)
+                await _wait_turn(asyncio.get_running_loop(), queue)
 
     def _evict(self) -> bool:
         """Close one idle connection of any origin to make room; False if none idles."""
@@ -294,8 +300,10 @@ class HttpClient:
         if reusable and conn.usable and not self.closed:
             conn.idle_since = conn.loop.time()
             pool.idle.append(conn)
-            _wake_one(pool.waiters)
-            _wake_one(self._waiters)
+            if pool.waiters:
+                _wake_one(pool.waiters)
+            if self._waiters:
+                _wake_one(self._waiters)
             return
         conn.close()
         self._forget(pool)
