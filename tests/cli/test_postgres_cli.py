@@ -3,7 +3,7 @@
 The demo site is crawled twice by ``sitemapkit crawl``, once into SQLite and once
 into a real PostgreSQL server (tests/pgcluster.py); the sitemap sets must be equal
 byte for byte, and every command that reads a store (``--why``, ``inventory``,
-``history``, ``visualize``, ``audit``, ``write``) must take the PostgreSQL spec.
+``history``, ``visualize``, ``audit``, ``write``, ``indexnow``) must take the PostgreSQL spec.
 """
 
 from __future__ import annotations
@@ -68,6 +68,12 @@ def test_a_demo_crawl_on_postgresql_equals_the_sqlite_crawl(
         1,
     )
     assert "listed" in capsys.readouterr().out
+
+    # indexnow --db: the spec, not a path (click.Path made it "postgresql:/..." once)
+    key = "5f2a9c0e7b1d4e8f"
+    assert main(["indexnow", "--db", pg_spec, "--key", key, "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert dry.count(base) >= lite.count(b"<loc>")  # every listed URL would go, none sent
 
 
 def test_write_refuses_what_is_not_a_crawl(

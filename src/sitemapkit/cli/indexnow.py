@@ -10,10 +10,10 @@ the cause and that it goes next time, and the exit status is 1.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import click
 
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT, key_problem, transport_problem
@@ -75,8 +75,8 @@ def submit_store(store: CrawlStore, settings: Settings) -> int:
     "--db",
     "db",
     required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="The crawl store whose changes to submit.",
+    type=DB_SPEC,
+    help="The crawl store whose changes to submit (a file or postgresql://...).",
 )
 @click.option("--key", required=True, help="Your IndexNow key (8-128 of A-Z a-z 0-9 -).")
 @click.option(
@@ -93,7 +93,7 @@ def submit_store(store: CrawlStore, settings: Settings) -> int:
 @click.pass_context
 def indexnow(
     ctx: click.Context,
-    db: Path,
+    db: DbSpec,
     key: str,
     key_location: str | None,
     endpoint: str,
