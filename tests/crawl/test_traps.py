@@ -186,3 +186,20 @@ def test_admitted_count_per_pattern_never_exceeds_its_limit(segments: list[str])
             admitted[key] = admitted.get(key, 0) + 1
     for key, count in admitted.items():
         assert count <= limits.max_pattern_urls, key
+
+
+def test_a_carried_over_count_holds_after_a_resume_and_admitted_urls_keep_their_place() -> None:
+    """A re-crawl judges against the last run's counts (TrapGuard.carry_over); a
+    resumed re-crawl must too, so the carry-over travels in the saved state."""
+    limits = TrapLimits(max_facet_variants=2)
+    last = TrapGuard(limits)
+    urls = [f"http://h/s?a={i}&b=1" for i in range(3)]
+    assert [last.check(u, 1) for u in urls] == [None, None, "trap-pattern"]
+    guard = TrapGuard(limits)
+    guard.carry_over(last.to_state())
+    resumed = TrapGuard.from_state(guard.to_state(), limits)
+    # met in the other order: the stopped one is stopped, the admitted ones admitted
+    assert resumed.check(urls[2], 1) == "trap-pattern"
+    assert resumed.check(urls[1], 1, admitted_before=True) is None
+    assert resumed.check(urls[0], 1, admitted_before=True) is None
+    assert resumed.to_state()["facets"] == {"h/s": 2}  # what the next run carries over

@@ -80,8 +80,9 @@ _NOT_FETCHED = "not fetched"
 class TrapChecker(Protocol):
     """What the engine asks of a trap guard (:class:`sitemapkit.crawl.traps.TrapGuard`)."""
 
-    def check(self, url: str, depth: int) -> str | None: ...
+    def check(self, url: str, depth: int, *, admitted_before: bool = ...) -> str | None: ...
     def judging(self, urls: Sequence[str]) -> AbstractContextManager[None]: ...
+    def carry_over(self, state: dict[str, Any]) -> None: ...
     def to_state(self) -> dict[str, Any]: ...
 
 
@@ -196,6 +197,8 @@ class Crawler:
         self.parser = parser or make_parser(config.workers, self.spell_policy)
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
+        #: Keys of the URLs the last run stopped by a pattern's limit (a re-crawl).
+        self._trapped_before: set[str] = set()
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
         #: Pages parsed and stored apart from the task that fetched them (``--workers`` N),
         #: at most ``parser.ahead`` at once; the crawl tasks that handed theirs on.
@@ -250,7 +253,8 @@ class Crawler:
             store.set_meta("released_on_resume", str(released))
             traps = store.get_meta("traps")
             if traps:
-                self.traps = _trap_guard(self.config, traps)
+                self.traps = _trap_guard(self.config, traps)  # its carry-over with it
+            self._trapped_before = store.trapped_before()
             for origin in (store.get_meta("scope_origins") or "").split():
                 self.scope.adopt(origin)
             start_row = store.add_urls([self._new(known, 0, None)])
@@ -272,11 +276,23 @@ class Crawler:
         store.set_meta("config", self.config.to_json())
         store.set_meta("state", "running")
         store.start_run(time.time())
+        if known is not None:
+            self._carry_over(store.get_meta("traps"))
         self._run_started = store.run_started() or time.time()
         ids = store.add_urls([self._new(start, 0, None)])
         self._start_id = ids[self._key(start)][0]
         store.commit()
         return start
+
+    def _carry_over(self, saved: str | None) -> None:
+        """A new run over an earlier one: judge the site's URLs as that run did.
+
+        Without it a re-crawl counted every pattern afresh, and a pattern over its limit
+        (the demo's filter combinations) admitted whichever URLs answered first: an
+        unchanged site showed changed pages in ``history``, ``diff`` and the inventory.
+        """
+        self.traps.carry_over(json.loads(saved) if saved else {})
+        self._trapped_before = self.store.trapped_before()
 
     def _check_rerun(self, known: str, start: str) -> None:
         """Refuse a new run over another site's crawl, or over a run not yet finished."""
@@ -716,15 +732,18 @@ class Crawler:
         detail = await self._polite.refusal(item.spelling)
         self._finish(item, Outcome(reason="blocked-by-robots", detail=detail))
 
-    def _judge(self, url: str, depth: int) -> tuple[str, str | None] | None:
+    def _judge(
+        self, url: str, depth: int, admitted_before: bool = False
+    ) -> tuple[str, str | None] | None:
         """A reason not to fetch ``url`` at ``depth`` (and a detail), or None.
 
         ``url`` is the site's spelling: scope and trap shapes ignore query order, and
         the trap guard's examples (printed in the summary) are URLs the site uses.
+        ``admitted_before``: the last run judged it and did not stop it by a pattern.
         """
         if not self.scope.check(url):
             return (OUT_OF_SCOPE, None)
-        trap = self.traps.check(url, depth)
+        trap = self.traps.check(url, depth, admitted_before=admitted_before)
         if trap is not None:
             return (trap, None)
         return None
@@ -958,17 +977,18 @@ class Crawler:
             return
         store = self.store
         ids = store.lookup(list(found))
-        new = [
-            (spelling, followable)
+        trapped_before = self._trapped_before
+        new = [  # stale: judged anew, as the last run judged it (its pattern limits)
+            (spelling, followable, hit is not None and url not in trapped_before)
             for url, (_nofollow, _kind, followable, spelling) in found.items()
-            if (hit := ids.get(url)) is None or hit[1] == UrlState.STALE  # stale: judged anew
+            if (hit := ids.get(url)) is None or hit[1] == UrlState.STALE
         ]
         if new:  # most pages link to no URL the crawl has not seen: nothing to judge
             rows: list[NewUrl] = []
-            with self.traps.judging([spelling for spelling, _ in new]):
-                for spelling, followable in new:
+            with self.traps.judging([spelling for spelling, _, _ in new]):
+                for spelling, followable, before in new:
                     # Judged once, when first seen: trap counters must not count repeats.
-                    decided = self._judge(spelling, depth)
+                    decided = self._judge(spelling, depth, before)
                     if decided is not None:
                         rows.append(self._new(spelling, depth, item.id, UrlState.DONE, *decided))
                     elif not followable:

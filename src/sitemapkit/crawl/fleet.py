@@ -30,7 +30,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitemapkit.crawl.config import LEASE_TTL, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlStats
@@ -114,6 +114,10 @@ class SharedTrapGuard(TrapGuard):
             taken, self._taken = self._taken, []
             self._store.count_traps(taken)
 
+    def carry_over(self, state: dict[str, Any]) -> None:
+        """The last run's counters are the store's, moved aside when this run started."""
+        self._before = self._store.earlier_trap_counts()
+
     def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
         keys = _trap_keys(pattern, facet)
         known = self._known
@@ -122,7 +126,7 @@ class SharedTrapGuard(TrapGuard):
         else:
             self._flush()  # the store must see what this page counted so far
             counts = self._store.trap_counts(keys)
-        return counts[0], counts[1] if facet is not None else 0
+        return self._and_before(pattern, facet, counts[0], counts[1] if facet is not None else 0)
 
     def _admitted(self, pattern: str, facet: str | None) -> None:
         keys = _trap_keys(pattern, facet)
@@ -454,6 +458,7 @@ class FleetCrawler(Crawler):
         if start is None:
             raise StoreError(f"{store.name}: no crawl was started here")
         self._adopt_origins()
+        self._carry_over(None)  # the fleet's counters: the store's (SharedTrapGuard)
         ids = store.lookup([self._key(start)])
         store.commit()
         hit = ids.get(self._key(start))

@@ -197,13 +197,20 @@ class TrapGuard:
         self._trapped_patterns: dict[str, list[str]] = {}
         self._hits: dict[str, int] = {}
         self.untracked = 0
+        #: The previous run's counts (patterns, facets): what a re-crawl judges against.
+        self._before: tuple[dict[str, int], dict[str, int]] = ({}, {})
 
     # --- decisions -----------------------------------------------------------------
 
-    def check(self, url: str, depth: int) -> str | None:
+    def check(self, url: str, depth: int, *, admitted_before: bool = False) -> str | None:
         """``None`` to admit ``url`` (found at link ``depth``), else the reason code.
 
         Admitted URLs are counted against their pattern; call once per new URL.
+        ``admitted_before``: the previous run of this crawl admitted the URL (a re-crawl).
+        Such a URL keeps its place whatever order this run meets the pattern's URLs in;
+        the others are judged against the previous run's counts as well as this run's
+        (:meth:`carry_over`), so a re-crawl of an unchanged site admits exactly the same
+        URLs, where counting afresh admitted whichever URLs answered first.
         """
         limits = self.limits
         if len(url) >= limits.max_url_length:
@@ -218,6 +225,9 @@ class TrapGuard:
             return self._hit("trap-repeated-segment", url)
 
         key, facet_key = _counter_keys(parts)
+        if admitted_before:
+            self._admitted(key, facet_key)  # counted: the next run's carry-over
+            return None
         calendar = is_calendar_pattern(key, parts.query)
         count, facets = self._seen(key, facet_key)
         cap = limits.max_calendar_urls if calendar else limits.max_pattern_urls
@@ -243,7 +253,28 @@ class TrapGuard:
         The counters are a hook: a fleet of workers keeps them in the shared store
         (:class:`sitemapkit.crawl.fleet.SharedTrapGuard`) so a limit holds for the crawl.
         """
-        return self._patterns.get(pattern, 0), 0 if facet is None else self._facets.get(facet, 0)
+        facets = 0 if facet is None else self._facets.get(facet, 0)
+        return self._and_before(pattern, facet, self._patterns.get(pattern, 0), facets)
+
+    def _and_before(
+        self, pattern: str, facet: str | None, count: int, facets: int
+    ) -> tuple[int, int]:
+        """This run's counts, or the last run's where higher (:meth:`carry_over`)."""
+        before, facets_before = self._before
+        count = max(count, before.get(pattern, 0))
+        if facet is None:
+            return count, 0
+        return count, max(facets, facets_before.get(facet, 0))
+
+    def carry_over(self, state: dict[str, Any]) -> None:
+        """Judge this run against the counts of the run :meth:`to_state` saved (a re-crawl).
+
+        Why the previous run's counts and not a running total: a URL the site dropped
+        must free its place in the run after, or a shop's pattern would fill up over
+        the years with products long gone.
+        """
+        if state.get("version") == _STATE_VERSION:
+            self._before = (_counts(state.get("patterns")), _counts(state.get("facets")))
 
     def _admitted(self, pattern: str, facet: str | None) -> None:
         """Count one admitted URL of ``pattern`` (and of ``facet``)."""
@@ -306,6 +337,7 @@ class TrapGuard:
             "trapped_patterns": self.trapped_patterns(),
             "hits": dict(self._hits),
             "untracked": self.untracked,
+            "before": [dict(self._before[0]), dict(self._before[1])],
         }
 
     @classmethod
@@ -314,8 +346,10 @@ class TrapGuard:
         guard = cls(limits)
         if state.get("version") != _STATE_VERSION:
             return guard
-        guard._patterns = {str(k): int(v) for k, v in dict(state.get("patterns", {})).items()}
-        guard._facets = {str(k): int(v) for k, v in dict(state.get("facets", {})).items()}
+        guard._patterns = _counts(state.get("patterns"))
+        guard._facets = _counts(state.get("facets"))
+        before = state.get("before") or [{}, {}]
+        guard._before = (_counts(before[0]), _counts(before[1]))
         guard._examples = {
             str(k): [str(u) for u in v][:MAX_EXAMPLES]
             for k, v in dict(state.get("examples", {})).items()
@@ -327,3 +361,10 @@ class TrapGuard:
         guard._hits = {str(k): int(v) for k, v in dict(state.get("hits", {})).items()}
         guard.untracked = int(state.get("untracked", 0))
         return guard
+
+
+def _counts(table: object) -> dict[str, int]:
+    """A counter table read back from JSON (a missing one is empty)."""
+    if not isinstance(table, dict):
+        return {}
+    return {str(k): int(v) for k, v in table.items()}

@@ -328,7 +328,20 @@ class CrawlStore(Protocol):
         ...
 
     def start_run(self, started_at: float) -> int:
-        """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id."""
+        """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id.
+
+        A fleet's trap counters move aside for the new run to judge against
+        (:meth:`FleetStore.earlier_trap_counts`).
+        """
+        ...
+
+    def trapped_before(self) -> set[str]:
+        """Keys of the ``STALE`` URLs the last run stopped by a pattern's limit.
+
+        A re-crawl keeps them stopped while the pattern is as full as it was, and keeps
+        the ones it admitted, whatever order it meets them in
+        (:meth:`~sitemapkit.crawl.traps.TrapGuard.check`).
+        """
         ...
 
     def add_figures(self, figures: RunFigures) -> None:
@@ -656,6 +669,10 @@ class FleetStore(CrawlStore, Protocol):
         Claims given back (a worker that leaves, or is reaped, with URLs it never
         started) are taken off again: they are taken once, by whoever claims them next.
         """
+        ...
+
+    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The last run's trap counters (patterns, facets), moved aside by :meth:`start_run`."""
         ...
 
     def restart_taken(self) -> None:

@@ -187,3 +187,29 @@ def count_taken(db: SqlReader, n: int) -> None:
 
 def restart_taken(db: SqlReader) -> None:
     db.execute("UPDATE frontier_taken SET taken = 0 WHERE id = 1")
+
+
+#: The trap counter tables a re-crawl judges against: the last run's, moved aside.
+_BEFORE = "('pattern-before', 'facet-before')"
+
+
+def carry_trap_counts(db: SqlReader) -> None:
+    """A new run: the last run's counters become ``TABLE-before``; this run counts from 0.
+
+    Why not go on counting: a re-crawl re-judges every URL, and counters that already
+    stood at a pattern's limit stopped the very URLs the last run admitted
+    (:meth:`~sitemapkit.crawl.traps.TrapGuard.check`, ``admitted_before``).
+    """
+    db.execute(f"DELETE FROM trap_counts WHERE tbl IN {_BEFORE}")
+    db.execute("UPDATE trap_counts SET tbl = tbl || '-before'")
+
+
+def earlier_trap_counts(db: SqlReader) -> tuple[dict[str, int], dict[str, int]]:
+    """The last run's counters (patterns, facets), as :func:`carry_trap_counts` left them."""
+    patterns: dict[str, int] = {}
+    facets: dict[str, int] = {}
+    for table, key, n in db.execute(
+        f"SELECT tbl, key, n FROM trap_counts WHERE tbl IN {_BEFORE}"
+    ).fetchall():
+        (patterns if table == "pattern-before" else facets)[str(key)] = int(n)
+    return patterns, facets

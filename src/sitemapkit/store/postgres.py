@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.fingerprints import SeenUrls
 from sitemapkit.model import Alternate, PageRecord
-from sitemapkit.store import chain_sql, crawl_reads, run_end
+from sitemapkit.store import chain_sql, crawl_reads, fleet_sql, run_end
 from sitemapkit.store import sqlite_changes as changes
 from sitemapkit.store import sqlite_indexnow as indexnow
 from sitemapkit.store.base import (
@@ -75,6 +75,7 @@ from sitemapkit.store.sqlite import (
     APPLICATION_ID,
     PAGE_URLS_SQL,
     REJUDGE_STALE,
+    TRAPPED_BEFORE_SQL,
 )
 from sitemapkit.urls import origin_of
 
@@ -865,6 +866,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def start_run(self, started_at: float) -> int:
         self._write(lambda c: c.execute("UPDATE urls SET state = 4 WHERE state = 2"))
         self._write(lambda c: c.execute(chain_sql.FORGET))
+        self._write(lambda c: fleet_sql.carry_trap_counts(Qmark(c)))
         row = (
             self._now()
             .execute(
@@ -895,6 +897,10 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at))
         if state == "finished":  # URLs turned unlinked: what the cache says is stale
             self._cache.clear()
+
+    @_reads
+    def trapped_before(self) -> set[str]:
+        return {str(row[0]) for row in Qmark(self._now()).execute(TRAPPED_BEFORE_SQL).fetchall()}
 
     @_reads
     def run_started(self) -> float | None:

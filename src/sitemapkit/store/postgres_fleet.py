@@ -236,6 +236,10 @@ class PgFleetTables:
         )
 
     @_reads
+    @_reads
+    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        return fleet_sql.earlier_trap_counts(Qmark(self._now()))
+
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
         """Counters the lookup read with the keys that guard them cost no round trip
         (a lone PostgreSQL worker: one a page that meets new URLs)."""

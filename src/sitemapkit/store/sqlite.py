@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from sitemapkit.errors import StoreError, StoreWriteError
 from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
-from sitemapkit.store import chain_sql, crawl_reads
+from sitemapkit.store import chain_sql, crawl_reads, fleet_sql
 from sitemapkit.store.base import (
     UPDATED_COLUMNS,
     Claimed,
@@ -582,6 +582,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         conn = self._begin()
         conn.execute("UPDATE urls SET state = 4 WHERE state = 2")
         conn.execute(chain_sql.FORGET)
+        fleet_sql.carry_trap_counts(conn)
         cur = conn.execute(
             "INSERT INTO runs(started_at, state) VALUES (?, 'running')", (started_at,)
         )
@@ -590,6 +591,10 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         if self._recrawl:
             conn.execute(LINKS_BY_PAGE)
         return int(cur.lastrowid or 0)
+
+    @_reads
+    def trapped_before(self) -> set[str]:
+        return {str(row[0]) for row in self._conn.execute(TRAPPED_BEFORE_SQL)}
 
     def add_figures(self, figures: RunFigures) -> None:
         self._session.add(figures)
@@ -846,6 +851,10 @@ def _sitemap_rows(conn: sqlite3.Connection) -> Iterator[SitemapRow]:
                 )
             yield SitemapRow(str(url), lastmod, alternates, images)
 
+
+#: The URLs the last run stopped by a pattern's limit and this run has not judged yet
+#: (:meth:`CrawlStore.trapped_before`).
+TRAPPED_BEFORE_SQL = "SELECT url FROM urls WHERE state = 4 AND reason = 'trap-pattern'"
 
 #: Insert a URL, or judge anew one known only from an earlier run (``STALE``): queued
 #: again it keeps its last verdict and validators until fetched (a 304 keeps them);

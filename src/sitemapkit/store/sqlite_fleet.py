@@ -189,6 +189,10 @@ class FleetTables:
         self.commit()
         return wait
 
+    @_reads
+    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
+        return fleet_sql.earlier_trap_counts(self._conn)
+
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
         out: list[int] = []
         for table, key in keys:
