@@ -22,6 +22,7 @@ from crawl.test_recrawl import run, sitemap
 from sitemapkit.cli import main
 from sitemapkit.crawl.traps import TrapLimits
 from sitemapkit.store import iter_page_records
+from sitemapkit.store.sqlite import SqliteStore
 
 #: More combinations than the guard admits for one path.
 COMBINATIONS = TrapLimits().max_facet_variants + 16
@@ -96,3 +97,23 @@ def test_a_fleet_recrawl_admits_what_its_first_run_admitted(
     _reverse_the_listing(shop)
     assert main(args) == 0
     assert _verdicts(db, shop.base) == first
+
+
+def test_a_resumed_fleet_crawl_counts_in_the_fleets_store(
+    shop: ChangingSite, tmp_path: Path
+) -> None:
+    """A resume once swapped the fleet's shared guard for one restored from the saved
+    state: the resumed process counted alone, and the fleet's limit no longer held."""
+    db = tmp_path / "fleet.sqlite"
+    out = ["-o", str(tmp_path / "out"), "--db", str(db)]
+    args = ["--workers", "1", "--concurrency", "1", "--render", "never", "--no-map"]
+    assert main(["crawl", shop.base + "/", *out, "--fleet", "--max-pages", "1", *args]) == 0
+    assert shop.hits["/shop/"] == 0  # the filters are judged after the resume
+    assert main(["crawl", "--resume", *out, "--fleet", "--max-pages", "1000", *args]) == 0
+    assert list(_verdicts(db, shop.base).values()).count("trap-pattern") == 16
+    store = SqliteStore(db, mode="read")
+    try:
+        facet = f"127.0.0.1:{shop.port}/shop/"
+        assert store.trap_counts([("facet", facet)]) == [TrapLimits().max_facet_variants]
+    finally:
+        store.close()

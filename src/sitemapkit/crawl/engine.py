@@ -197,6 +197,9 @@ class Crawler:
         self.parser = parser or make_parser(config.workers, self.spell_policy)
         self.stats = CrawlStats()
         self.traps: TrapChecker = traps if traps is not None else _trap_guard(config, None)
+        #: A guard given here keeps its counters elsewhere (a fleet's store): a resume
+        #: must not swap it for one restored from the saved state.
+        self._own_traps = traps is None
         #: Keys of the URLs the last run stopped by a pattern's limit (a re-crawl).
         self._trapped_before: set[str] = set()
         self._queue: asyncio.Queue[Claimed] = asyncio.Queue()
@@ -252,7 +255,9 @@ class Crawler:
             store.set_meta("resumed", str(int(store.get_meta("resumed") or "0") + 1))
             store.set_meta("released_on_resume", str(released))
             traps = store.get_meta("traps")
-            if traps:
+            if not self._own_traps:
+                self.traps.carry_over({})  # a fleet's: the counters are the store's
+            elif traps:
                 self.traps = _trap_guard(self.config, traps)  # its carry-over with it
             self._trapped_before = store.trapped_before()
             for origin in (store.get_meta("scope_origins") or "").split():
