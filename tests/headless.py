@@ -10,6 +10,8 @@ started the way the renderer starts it for users.
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,12 @@ from typing import Any
 import pytest
 
 from sitemapkit.render.browser import CHROMIUM, CHROMIUM_ARGS
+
+#: A process whose Playwright import fails, as without the ``[render]`` extra.
+NO_PLAYWRIGHT = (
+    "import sys; sys.modules['playwright'] = None; sys.modules['playwright.async_api'] = None; "
+    "from sitemapkit.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 #: The window the browser tests lay pages out in.
 VIEWPORT = {"width": 1280, "height": 800}
@@ -50,3 +58,15 @@ def chromium(driver: Any, profile: Path, **options: Any) -> Iterator[Any]:
         yield ctx
     finally:
         ctx.close()
+
+
+def run_cli_without_playwright(*args: str) -> subprocess.CompletedProcess[str]:
+    """``sitemapkit ARGS`` in a process of its own that cannot import Playwright (shared by
+    the crawl's and the audit's tests of what a missing ``[render]`` extra does)."""
+    return subprocess.run(
+        [sys.executable, "-c", NO_PLAYWRIGHT, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )

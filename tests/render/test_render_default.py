@@ -4,13 +4,12 @@ missing browser is a note (the default) or an error (asked for), never a lost pa
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from crawl.fixture_site import serve_site
+from headless import run_cli_without_playwright as run_cli
 from sitemapkit.cli.crawl import _resumed_config
 from sitemapkit.crawl.config import DEFAULT_RENDER, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, sitemap_entries
@@ -20,22 +19,6 @@ from sitemapkit.render import Renderer, RenderSettings, RenderUnavailableError
 from sitemapkit.render.renderer import UNAVAILABLE
 from sitemapkit.render.report import render_lines
 from sitemapkit.store.sqlite import SqliteStore
-
-#: A process whose Playwright import fails, as without the ``[render]`` extra.
-NO_PLAYWRIGHT = (
-    "import sys; sys.modules['playwright'] = None; sys.modules['playwright.async_api'] = None; "
-    "from sitemapkit.cli import main; sys.exit(main(sys.argv[1:]))"
-)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", NO_PLAYWRIGHT, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.mark.browser

@@ -22,6 +22,7 @@ With ``--db`` of a finished crawl there is no step 1 or 3, and with
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -83,6 +84,10 @@ class AuditResult:
     partial: list[str] = field(default_factory=list)
     #: Set when the site could not be reached at all (the CLI exits 2).
     unreachable: str | None = None
+    #: Pages the audit's crawl rendered, by status, and why rendering that was needed
+    #: could not run (as :class:`CrawlResult`'s; the CLI says it as the crawl does).
+    rendered: dict[str, int] = field(default_factory=dict)
+    render_missing: str | None = None
 
     def worst(self) -> set[str]:
         """The severities present (``error``, ``warning``, ``info``)."""
@@ -298,19 +303,32 @@ async def _audit(
     if found is None and session is not None and not plan.sitemaps:
         found = await find_sitemaps(site, session, plan.limits)
     sitemaps, listed, notes = await _read_sitemaps(plan, store, site, config.query, session, found)
-    fetched = first.stats.fetched if first is not None else 0
+    crawls = [first] if first is not None else []
     stopped = first.stopped_by if first is not None else _stored_stop(store)
     fetch = plan.fetch_listed if plan.fetch_listed is not None else first is not None
     if fetch:
         taken = first.stats.taken if first is not None else store.counts().get("done", 0)
         second = await _fetch_listed(plan, store, config, stopped, taken)
         if second is not None:
-            fetched += second.stats.fetched
+            crawls.append(second)
             stopped = second.stopped_by
     if stopped is not None:
         notes.append(f"the crawl stopped at {stopped}: some URLs were not checked")
     compare(_context(store, config, stopped, offline=not fetch))
-    return AuditResult(site, plan.db, sitemaps, listed, fetched, store.finding_counts(), notes)
+    rendered: Counter[str] = Counter()
+    for done in crawls:
+        rendered.update(done.rendered)
+    return AuditResult(
+        site,
+        plan.db,
+        sitemaps,
+        listed,
+        sum(done.stats.fetched for done in crawls),
+        store.finding_counts(),
+        notes,
+        rendered=dict(rendered),
+        render_missing=next((d.render_missing for d in crawls if d.render_missing), None),
+    )
 
 
 def _context(

@@ -1,6 +1,7 @@
 """``sitemapkit audit URL``: does the sitemap a site publishes tell the truth about it?
 
-One command, one pass: crawl the site (with every ``crawl`` option), find and
+One command, one pass: crawl the site (with the ``crawl`` options that shape a crawl,
+:data:`CRAWL_OPTIONS`: limits, politeness, scope, ``--render`` and ``--workers``), find and
 validate its sitemaps, fetch the listed URLs the crawl did not reach, and
 report each finding with a stable code and its evidence.  ``--db`` of an
 earlier crawl audits offline against it; with ``--sitemap FILE`` too, no
@@ -50,6 +51,10 @@ CRAWL_OPTIONS = (
     "include",
     "exclude",
     "query",
+    "render",
+    "render_timeout",
+    "render_concurrency",
+    "workers",
 )
 FAIL_LEVELS = {"error": {"error"}, "warning": {"error", "warning"}, "never": set()}
 
@@ -70,11 +75,19 @@ def _writers(fail_on: str) -> dict[str, Callable[[Any, Any, Any], None]]:
     }
 
 
-def crawl_config(url: str, knobs: dict[str, Any]) -> Any:
-    """The :class:`CrawlConfig` of the audit's crawl, from the ``crawl`` options."""
+def crawl_config(url: str, knobs: dict[str, Any], render: tuple[str, bool]) -> Any:
+    """The :class:`CrawlConfig` of the audit's crawl, from the ``crawl`` options.
+
+    ``render`` is ``--render`` resolved by :func:`sitemapkit.cli.crawl.render_mode` (the
+    mode, and whether it is optional), as ``crawl`` resolves it: the audit of a site
+    built by scripts sees what the crawl of it sees.
+    """
     from sitemapkit.crawl.config import CrawlConfig
+    from sitemapkit.crawl.parsepool import default_workers
     from sitemapkit.errors import InputError
 
+    mode, optional = render
+    workers = knobs["workers"]
     config = CrawlConfig(
         start_url=url,
         subdomains=knobs["subdomains"],
@@ -90,6 +103,11 @@ def crawl_config(url: str, knobs: dict[str, Any]) -> Any:
         respect_robots=not knobs["ignore_robots"],
         follow_nofollow=knobs["follow_nofollow"],
         query=knobs["query"],
+        render=mode,
+        render_optional=optional,
+        render_timeout=knobs["render_timeout"],
+        render_concurrency=knobs["render_concurrency"],
+        workers=workers if workers is not None else default_workers(),
     )
     if knobs["user_agent"]:
         config.user_agent = knobs["user_agent"]
@@ -115,7 +133,12 @@ def _store_path(db: DbSpec | None, out_dir: Path | None) -> Iterator[DbSpec]:
 
 
 def _plan(
-    url: str | None, sitemaps: Sequence[str], db: DbSpec, now: str | None, knobs: dict[str, Any]
+    url: str | None,
+    sitemaps: Sequence[str],
+    db: DbSpec,
+    now: str | None,
+    knobs: dict[str, Any],
+    render: tuple[str, bool] | None,
 ) -> tuple[Any, bool]:
     """The audit plan, and whether it may use the network."""
     from sitemapkit.audit.run import AuditPlan
@@ -135,7 +158,8 @@ def _plan(
         return plan, not offline_only
     if url is None:
         raise click.UsageError("missing URL (the site to audit), or --db of an earlier crawl")
-    config = crawl_config(url, knobs)
+    assert render is not None  # resolved by audit() for every audit that crawls
+    config = crawl_config(url, knobs, render)
     return AuditPlan(db=db, site=url, sitemaps=tuple(sitemaps), crawl=config, now=moment), True
 
 
@@ -212,13 +236,19 @@ def audit(
 ) -> None:
     """Audit URL against its own sitemaps: every listed URL's fate, every finding coded."""
     from sitemapkit.audit.run import run_audit
-    from sitemapkit.cli.crawl import Progress
+    from sitemapkit.cli.crawl import Progress, render_mode
     from sitemapkit.errors import StoreError
+    from sitemapkit.render.report import render_lines
+    from sitemapkit.store import store_exists
 
     if db is None and url is None:
         raise click.UsageError("missing URL (the site to audit), or --db of an earlier crawl")
+    # Resolved before -o is touched, as crawl does: an asked-for browser that is missing is
+    # one line and the folder's earlier crawl stays.  An offline audit renders nothing.
+    crawls = db is None or not store_exists(db)
+    render = render_mode(knobs["render"]) if crawls else None
     with _store_path(db, out_dir) as path:
-        plan, network = _plan(url, sitemaps, path, now, knobs)
+        plan, network = _plan(url, sitemaps, path, now, knobs, render)
         progress = Progress(sys.stderr)
         plan.progress = progress if progress.enabled else None
         try:
@@ -230,6 +260,8 @@ def audit(
         if result.unreachable is not None:
             click.echo(f"sitemapkit: error: {result.unreachable}", err=True)
             ctx.exit(ExitStatus.USAGE)
+        for line in render_lines(result.rendered, result.render_missing):
+            click.echo(f"note: {line}", err=True)  # stderr: stdout may be a machine form
         _emit(result, fmt, out_dir, fail_on)
     failed = bool(result.worst() & FAIL_LEVELS[fail_on])
     ctx.exit(ExitStatus.ERROR if failed else ExitStatus.OK)

@@ -297,6 +297,24 @@ def resume_hint(message: str, db: DbSpec, out_dir: Path) -> None:
     )
 
 
+def render_mode(render: str | None, *, thumbnails: bool = False) -> tuple[str, bool]:
+    """``--render`` as given -> the crawl's mode, and whether it is optional.
+
+    Not given, the mode is :data:`DEFAULT_RENDER` and optional: without Playwright or
+    Chromium the crawl goes on unrendered and its summary says so in one line.  Asked
+    for (or ``--thumbnails``), a missing piece is :class:`RenderUnavailableError` here, one
+    line before any file is made, not a surprise half-way through the crawl.  ``crawl``
+    and ``audit`` both resolve ``--render`` with it.
+    """
+    optional = render is None
+    mode = render or DEFAULT_RENDER
+    if (mode != "never" and not optional) or thumbnails:
+        from sitemapkit.render.browser import check_available
+
+        check_available()
+    return mode, optional
+
+
 def _check(config: CrawlConfig) -> None:
     try:
         config.validate()
@@ -508,8 +526,7 @@ def crawl(
         # Without --db each crawl replaces OUTDIR's store, and the submission log with it.
         raise click.UsageError("--indexnow needs --db FILE: the submission log lives in it")
     db = db if db is not None else out_dir / DB_NAME
-    render_optional = render is None  # the default: a missing browser is a note, not an error
-    render = render or DEFAULT_RENDER
+    render, render_optional = render_mode(render, thumbnails=thumbnails)
     if not resume:
         if url is None:
             raise click.UsageError("missing URL (the site to crawl)")
@@ -540,10 +557,6 @@ def crawl(
         if user_agent:
             config.user_agent = user_agent
         _check(config)
-    if (render != "never" and not render_optional) or thumbnails:
-        from sitemapkit.render.browser import check_available
-
-        check_available()  # a missing Playwright or Chromium: one line, before any file is made
     outputs = Outputs(base_url, gzip, not no_inventory, not no_map, allow_shrink)
     out_dir.mkdir(parents=True, exist_ok=True)
     if isinstance(db, Path) and db.parent != Path():
