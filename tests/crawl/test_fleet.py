@@ -304,3 +304,55 @@ def test_a_fleet_takes_a_level_at_a_time(tmp_path: Path) -> None:
         assert code == 0, err
     assert_levels_kept(tmp_path / "crawl.sqlite", base, log)
     assert base + "/x" in sitemap_locs(tmp_path)
+
+
+def _claims_of(out: Path, pid: int) -> int:
+    """URLs the worker with ``pid`` holds claimed right now (0 while the store is busy)."""
+    try:
+        rows = fleet_rows(
+            out,
+            "SELECT COUNT(*) FROM urls u JOIN workers w ON w.id = u.worker "
+            f"WHERE u.state = 1 AND w.name LIKE '%:{pid}'",
+        )
+    except sqlite3.OperationalError:  # not migrated yet, or busy
+        return 0
+    return int(rows[0][0])  # type: ignore[call-overload]
+
+
+def test_a_lead_resumed_beside_a_live_worker_leaves_its_claims_alone(tmp_path: Path) -> None:
+    """``crawl --fleet`` stopped by SIGTERM and resumed while a worker goes on working.
+
+    The resume put back in the queue every claimed URL, the live worker's too: the
+    resumed lead fetched them again while the worker fetched them (the demo: 165
+    pages in ``history`` for its 136).  Only claims no live worker holds go back.
+    One slot a host and one request at a time: each process holds its own hosts, so
+    the worker holds claims when the lead stops (a lead with room claims them all).
+    """
+    out = tmp_path / "fleet"
+    db = out / "crawl.sqlite"
+    with serve_hosts() as (bases, log):
+        allow = [arg for host in HOSTS[1:] for arg in ("--allow-host", host)]
+        worker = sitemapkit("worker", "--db", str(db))
+        time.sleep(1.0)
+        lead = sitemapkit(
+            "crawl", bases[HOSTS[0]] + "/", "-o", str(out), "--no-map", "--fleet",
+            "--rate", "6", "--per-host", "1", "--concurrency", "1", *allow,
+        )  # fmt: skip
+        deadline = time.monotonic() + PATIENCE
+        while _claims_of(out, worker.pid) == 0:  # stop the lead while the worker holds claims
+            assert time.monotonic() < deadline, "the worker never got work"
+            assert worker.poll() is None, "the worker ended before it got work"
+            time.sleep(0.05)
+        lead.send_signal(signal.SIGTERM)
+        assert finish(lead)[0] == 143
+        assert _claims_of(out, worker.pid) > 0
+        resumed = sitemapkit("crawl", "--resume", "--fleet", "--db", str(db), "-o", str(out))
+        code, _, err = finish(resumed)
+        assert code == 0, err
+        assert finish(worker)[0] == 0
+    assert sitemap_locs(out) == all_pages(bases)
+    for host in HOSTS:
+        hits = log.hits(host)
+        assert hits["/robots.txt"] == 1, host
+        twice = sorted(path for path, n in hits.items() if n > 1)
+        assert twice == [], host  # no page fetched twice

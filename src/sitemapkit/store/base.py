@@ -432,8 +432,12 @@ class CrawlStore(Protocol):
         """
         ...
 
-    def release_claims(self) -> int:
-        """Put every ``CLAIMED`` URL back in the queue (resume after a crash)."""
+    def release_claims(self, now: float | None = None) -> int:
+        """Put the ``CLAIMED`` URLs back in the queue (resume after a crash); how many.
+
+        Every one, unless a fleet's live worker (leases unexpired at ``now``, default:
+        the clock) holds it: that worker is still fetching it.
+        """
         ...
 
     def counts(self) -> dict[str, int]:

@@ -30,6 +30,16 @@ HOSTS_SQL = (
     "SELECT o FROM h WHERE o IS NOT NULL LIMIT ?"
 )
 _ADD_HOST = "INSERT INTO hosts(origin) VALUES (?) ON CONFLICT(origin) DO NOTHING"
+#: The workers whose leases have not expired (``?``: now).
+LIVE_SQL = "SELECT id FROM workers WHERE expires >= ?"
+#: A resume puts back in the queue the claims no live worker holds (``?``: now): a lone
+#: crawl's (no worker) and a dead worker's.  A live worker's stay its own: put back, they
+#: were fetched twice, by it and by whoever claimed them again (a fleet's lead resumed
+#: while its workers went on).  A store no fleet used has no worker: every claim goes back.
+RELEASE_SQL = (
+    "UPDATE urls SET state = 0, worker = NULL WHERE state = 1 "
+    f"AND (worker IS NULL OR worker NOT IN ({LIVE_SQL}))"
+)
 
 
 def join(db: SqlReader, name: str, now: float, ttl: float) -> int:
@@ -56,7 +66,7 @@ def heartbeat(db: SqlReader, worker: int, now: float, ttl: float) -> bool:
 
 
 def live_workers(db: SqlReader, now: float) -> int:
-    row = db.execute("SELECT COUNT(*) FROM workers WHERE expires >= ?", (now,)).fetchone()
+    row = db.execute(f"SELECT COUNT(*) FROM ({LIVE_SQL}) AS live", (now,)).fetchone()
     return 0 if row is None else int(row[0])
 
 
@@ -132,7 +142,7 @@ def take_robots_fetch(
     cur = db.execute(
         "UPDATE hosts SET robots_by = ? WHERE origin = ? "
         "AND (robots_at IS NULL OR robots_at < ?) AND (robots_by IS NULL OR robots_by = ? "
-        "OR robots_by NOT IN (SELECT id FROM workers WHERE expires >= ?))",
+        f"OR robots_by NOT IN ({LIVE_SQL}))",
         (worker, origin, stale_before, worker, now),
     )
     return int(cur.rowcount) == 1

@@ -24,6 +24,7 @@ Why this shape (the SQLite store's reasons hold; these are the differences):
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
@@ -925,10 +926,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         return changes.url_history(Qmark(self._now()), url)
 
     @_writes
-    def release_claims(self) -> int:
-        count = self._write_now(
-            lambda c: c.execute("UPDATE urls SET state = 0 WHERE state = 1").rowcount
-        )
+    def release_claims(self, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        count = self._write_now(lambda c: Qmark(c).execute(fleet_sql.RELEASE_SQL, (now,)).rowcount)
         self._cache.clear()
         return int(count)
 

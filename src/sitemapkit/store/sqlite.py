@@ -630,8 +630,9 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         return url_history(self._conn, url)
 
     @_writes
-    def release_claims(self) -> int:
-        cur = self._begin().execute("UPDATE urls SET state = 0 WHERE state = 1")
+    def release_claims(self, now: float | None = None) -> int:
+        now = time.time() if now is None else now
+        cur = self._begin().execute(fleet_sql.RELEASE_SQL, (now,))
         self._cache.clear()
         return int(cur.rowcount)
 
