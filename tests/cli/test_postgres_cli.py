@@ -82,3 +82,18 @@ def test_write_refuses_what_is_not_a_crawl(
     assert main(["write", "--db", pg_spec, "-o", str(tmp_path / "out")]) == 2
     assert "not a sitemapkit crawl database" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_password_in_the_spec_is_never_shown(
+    tmp_path: Path, pg_spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The crawl's summary and the commands it suggests printed the spec as given,
+    password and all (the test server trusts every login: the password is not asked)."""
+    secret = pg_spec.replace("://postgres@", "://postgres:s3cret@")
+    with serve_demo() as base:
+        _crawl(base, tmp_path / "pg", "--db", secret)
+    assert main(["worker", "--db", secret]) == 0  # the crawl there is finished
+    out, err = capsys.readouterr()
+    assert "s3cret" not in out + err
+    assert f"crawl db:   {pg_spec} (try: sitemapkit crawl --db '{pg_spec}' --why URL)" in out
+    assert f"{pg_spec}: the crawl there is finished; nothing to do" in out

@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
 
 #: Report forms and the file each is written to under ``-o DIR``.
@@ -152,7 +152,7 @@ def _plan(
     moment = _parse_now(now)
     if store_exists(db):
         if not is_crawl_db(db):
-            raise click.UsageError(f"--db {db}: not a sitemapkit crawl database")
+            raise click.UsageError(f"--db {shown(db)}: not a sitemapkit crawl database")
         offline_only = bool(sitemaps) and not any(is_url(s) for s in sitemaps)
         plan = AuditPlan(db=db, site=url, sitemaps=tuple(sitemaps), now=moment)
         return plan, not offline_only

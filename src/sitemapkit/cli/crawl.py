@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from shlex import quote
 from typing import TYPE_CHECKING, TextIO, cast
 
 import click
@@ -36,7 +37,7 @@ from sitemapkit.cli.crawl_output import (
     publish_crawl,
     published_lines,
 )
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.display import shorten
 from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
@@ -234,7 +235,7 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
     crawl is still writing.
     """
     if not is_crawl_db(db):
-        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        click.echo(f"sitemapkit: error: {shown(db)}: not a sitemapkit crawl database", err=True)
         return ExitStatus.USAGE
     store = open_store(db, mode="read")
     try:
@@ -291,10 +292,8 @@ def explain(db: DbSpec, url: str, out: TextIO) -> int:
 
 def resume_hint(message: str, db: DbSpec, out_dir: Path) -> None:
     """One stderr line: what stopped the crawl, and the command that continues it."""
-    click.echo(
-        f"sitemapkit: {message} with `sitemapkit crawl --resume --db {db} -o {out_dir}`",
-        err=True,
-    )
+    command = f"sitemapkit crawl --resume --db {quote(shown(db))} -o {out_dir}"
+    click.echo(f"sitemapkit: {message} with `{command}`", err=True)
 
 
 def render_mode(render: str | None, *, thumbnails: bool = False) -> tuple[str, bool]:
@@ -334,10 +333,12 @@ def _resumed_config(
     rules stay."""
     stored = store.get_meta("config")
     if stored is None:
-        raise click.UsageError(f"--resume: {db} holds no crawl to resume")
+        raise click.UsageError(f"--resume: {shown(db)} holds no crawl to resume")
     config = CrawlConfig.from_json(stored)
     if url is not None and url.rstrip("/") != config.start_url.rstrip("/"):
-        raise click.UsageError(f"--resume: {db} holds a crawl of {config.start_url}, not {url}")
+        raise click.UsageError(
+            f"--resume: {shown(db)} holds a crawl of {config.start_url}, not {url}"
+        )
     if max_pages is not None:
         config.max_pages = max_pages
     if max_duration is not None:
@@ -582,7 +583,7 @@ def crawl(
             )
         except (KeyboardInterrupt, Terminated) as stop:
             how = "terminated" if isinstance(stop, Terminated) else "interrupted"
-            resume_hint(f"{how}; the crawl is saved in {db}: continue it", db, out_dir)
+            resume_hint(f"{how}; the crawl is saved in {shown(db)}: continue it", db, out_dir)
             terminated = isinstance(stop, Terminated)
             ctx.exit(ExitStatus.TERMINATED if terminated else ExitStatus.INTERRUPTED)
         except StoreWriteError as exc:

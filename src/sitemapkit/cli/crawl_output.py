@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sitemapkit.errors import SitemapkitError
 from sitemapkit.fileio import atomic_open
+from sitemapkit.store.spec import shown
 from sitemapkit.write.writer import SitemapSetWriter, WriteResult, WriterOptions
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def publish_crawl(
 
 def empty_hint(db: DbSpec) -> str:
     """Where to look when a crawl has no page to list (:class:`EmptySetError`)."""
-    command = f"sitemapkit inventory {quote(str(db))}"
+    command = f"sitemapkit inventory {quote(shown(db))}"
     return f"no crawled page is indexable: {command} shows each page's fate"
 
 
@@ -216,7 +217,9 @@ def published_lines(done: Published, db: DbSpec) -> list[str]:
         lines.append(f"inventory:  {done.inventory} ({done.inventory_rows:,} URLs with their fate)")
     if done.visual_map is not None:
         lines.append(f"visual map: {done.visual_map}")
-    lines.append(f"crawl db:   {db} (try: sitemapkit crawl --db {quote(str(db))} --why URL)")
+    lines.append(
+        f"crawl db:   {shown(db)} (try: sitemapkit crawl --db {quote(shown(db))} --why URL)"
+    )
     if result.robots_line:
         lines.append(f"robots.txt line: {result.robots_line}")
     return lines

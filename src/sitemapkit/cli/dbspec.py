@@ -12,7 +12,9 @@ from pathlib import Path
 
 import click
 
-from sitemapkit.store.spec import is_pg_spec
+from sitemapkit.store.spec import is_pg_spec, shown
+
+__all__ = ["DB_SPEC", "DbSpec", "DbSpecType", "is_local", "shown"]
 
 #: What ``--db`` holds once parsed.
 DbSpec = Path | str

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 import click
 
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import StoreError
 from sitemapkit.store import is_crawl_db, open_store
@@ -96,7 +96,7 @@ def unended_note(run: RunRow) -> str | None:
 def history(ctx: click.Context, db: DbSpec, fmt: str) -> None:
     """List the runs of a crawl store: time, state, pages, 304s, changes, bytes."""
     if not is_crawl_db(db):
-        raise click.UsageError(f"{db}: not a sitemapkit crawl database")
+        raise click.UsageError(f"{shown(db)}: not a sitemapkit crawl database")
     try:
         store = open_store(db, mode="read")
         try:

@@ -13,7 +13,7 @@ import asyncio
 
 import click
 
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT, key_problem, transport_problem
@@ -103,7 +103,7 @@ def indexnow(
     settings = Settings(key=key, endpoint=endpoint, key_location=key_location, dry_run=dry_run)
     check_settings(settings)
     if not is_crawl_db(db):
-        raise click.UsageError(f"{db}: not a sitemapkit crawl database")
+        raise click.UsageError(f"{shown(db)}: not a sitemapkit crawl database")
     try:
         store = open_store(db, mode="read" if dry_run else "resume")
         try:

@@ -18,7 +18,7 @@ from typing import IO
 
 import click
 
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.fileio import FORMULA_START, atomic_open, spreadsheet_cell
 from sitemapkit.model import PageRecord
@@ -177,7 +177,7 @@ def export_inventory(db: DbSpec, target: Path, fmt: str = "csv") -> int:
 def inventory(ctx: click.Context, db: DbSpec, fmt: str, output: Path | None) -> None:
     """Export every URL the crawl in DB saw: status, depth, title, canonical, reason, inlinks."""
     if (isinstance(db, Path) and not db.is_file()) or not is_crawl_db(db):
-        click.echo(f"sitemapkit: error: {db}: not a sitemapkit crawl database", err=True)
+        click.echo(f"sitemapkit: error: {shown(db)}: not a sitemapkit crawl database", err=True)
         ctx.exit(ExitStatus.USAGE)
     if output is None or str(output) == "-":
         write_inventory(iter_page_records(db), sys.stdout, fmt)

@@ -17,7 +17,7 @@ from typing import cast
 
 import click
 
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
 from sitemapkit.errors import InputError, StoreBusyError, StoreError
@@ -43,9 +43,11 @@ def _open(db: DbSpec, wait: float) -> FleetStore:
                 if store.get_meta("config") is not None:
                     return store
                 store.close()
-                problem = f"{db}: holds no crawl yet"
+                problem = f"{shown(db)}: holds no crawl yet"
         else:
-            problem = f"{db}: no crawl store there (start one with `sitemapkit crawl URL --fleet`)"
+            problem = (
+                f"{shown(db)}: no crawl store there (start one with `sitemapkit crawl URL --fleet`)"
+            )
         if time.monotonic() >= deadline:
             raise StoreError(problem)
         time.sleep(_LOOK_EVERY)
@@ -76,12 +78,12 @@ def worker(ctx: click.Context, db: DbSpec, wait: float) -> None:
     try:
         state = store.get_meta("state") or "running"
         if state != "running":
-            click.echo(f"{db}: the crawl there is {state}; nothing to do")
+            click.echo(f"{shown(db)}: the crawl there is {state}; nothing to do")
             ctx.exit(ExitStatus.OK)
         try:
             config = CrawlConfig.from_json(cast(str, store.get_meta("config"))).validate()
         except (InputError, ValueError, TypeError) as exc:
-            raise StoreError(f"{db}: the stored crawl settings are unusable: {exc}") from exc
+            raise StoreError(f"{shown(db)}: the stored crawl settings are unusable: {exc}") from exc
         crawler = FleetCrawler(config, store, join=True)
         try:
             result = asyncio.run(_run(crawler, False))

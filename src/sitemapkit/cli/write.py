@@ -22,7 +22,7 @@ from sitemapkit.cli.crawl_output import (
     publish_crawl,
     published_lines,
 )
-from sitemapkit.cli.dbspec import DB_SPEC, DbSpec
+from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
@@ -62,7 +62,7 @@ def write(
 ) -> None:
     """Write the sitemap set of the crawl stored in --db into OUTDIR."""
     if not is_crawl_db(db):
-        raise click.UsageError(f"--db {db}: not a sitemapkit crawl database")
+        raise click.UsageError(f"--db {shown(db)}: not a sitemapkit crawl database")
     try:
         store = open_store(db, mode="resume")  # locked: notes on left-out annotations are stored
     except (StoreBusyError, StoreWriteError):

@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from sitemapkit.errors import StoreError
 from sitemapkit.store.guard import cannot, guard_stream
+from sitemapkit.store.spec import login_shown
 
 if TYPE_CHECKING:
     import psycopg
@@ -69,11 +70,7 @@ def parse_spec(spec: str) -> PgSpec:
         )
     rest = urlencode([(k, v) for k, v in query if k != "schema"])
     conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, ""))
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}@" if parts.username else ""
-    shown = urlunsplit((parts.scheme, user + host, parts.path, f"schema={schema}", ""))
+    shown = urlunsplit((parts.scheme, login_shown(parts), parts.path, f"schema={schema}", ""))
     return PgSpec(conninfo=conninfo, name=shown, schema=schema)
 
 
