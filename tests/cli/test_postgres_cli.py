@@ -9,8 +9,10 @@ byte for byte, and every command that reads a store (``--why``, ``inventory``,
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from sitemapkit.cli import main
@@ -97,3 +99,53 @@ def test_a_password_in_the_spec_is_never_shown(
     assert "s3cret" not in out + err
     assert f"crawl db:   {pg_spec} (try: sitemapkit crawl --db '{pg_spec}' --why URL)" in out
     assert f"{pg_spec}: the crawl there is finished; nothing to do" in out
+
+
+def test_a_server_lost_mid_crawl_is_one_error_line_with_the_resume_command(
+    tmp_path: Path,
+    pg_url: str,  # the session's server is there: a cluster can be made
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PostgreSQL stopped mid-crawl and not back within the backoff: the crawl said it as
+    a usage error (``Usage: ... Try --help``, exit 2) after running the whole backoff a
+    second time, and did not say how to continue."""
+    import threading
+
+    import pgcluster
+    from sitemapkit.store import postgres_conn
+
+    monkeypatch.setattr(postgres_conn, "BACKOFF", (0.05, 0.1))
+    cluster = pgcluster.Cluster()
+    spec = f"{cluster.url}?schema=lost"
+    stopped = threading.Event()
+
+    def stop_when_crawling() -> None:
+        with psycopg.connect(cluster.url, autocommit=True) as admin:
+            while (
+                not admin.execute(  # the crawl stored pages: it is under way
+                    "SELECT 1 FROM pg_tables WHERE schemaname = 'lost' AND tablename = 'urls'"
+                ).fetchone()
+                or not admin.execute("SELECT 1 FROM lost.urls WHERE state = 2").fetchone()
+            ):
+                time.sleep(0.05)
+        cluster._as_postgres(
+            [str(cluster.bindir / "pg_ctl"), "-D", str(cluster.data), "-m", "fast", "-w", "stop"]
+        )
+        stopped.set()
+
+    try:
+        with serve_demo() as base:
+            threading.Thread(target=stop_when_crawling, daemon=True).start()
+            args = ["crawl", base, "-o", str(tmp_path), "--db", spec, "--rate", "20"]
+            code = main([*args, "--render", "never", "--no-map"])
+        assert stopped.is_set()
+    finally:
+        cluster.stop()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    retries = [line for line in err if "retrying in" in line]
+    assert len(retries) == 2  # one round of the backoff, not two
+    (last,) = [line for line in err if line not in retries]
+    assert last.startswith(f"sitemapkit: error: {spec}: cannot connect after 3 tries: ")
+    assert last.endswith(f"continue with `sitemapkit crawl --resume --db '{spec}' -o {tmp_path}`")

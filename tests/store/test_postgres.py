@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from sitemapkit.errors import StoreBusyError, StoreError
+from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
 from sitemapkit.model import Alternate
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, LinkRow, NewUrl, Outcome, UrlState
@@ -77,6 +77,38 @@ def test_a_server_that_is_gone_is_retried_then_one_line(capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert "retrying in 0.5 s (1/1)" in err
     assert "secret" not in err
+
+
+def test_a_server_gone_for_good_is_one_write_error_then_no_more_retries(
+    pg_url: str, pg_spec: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the reconnect's backoff ran out, the store is lost: the crawl's cleanup (claims
+    given back, state saved, close) ran the whole backoff again at each call (31.5 s each,
+    two rounds of six lines), and the lost connection was a plain StoreError, which the
+    crawl command printed as a usage error (exit 2, no --resume hint)."""
+    from sitemapkit.store import postgres_conn
+
+    monkeypatch.setattr(postgres_conn, "BACKOFF", (0.01,))
+    store = open_store(pg_spec)
+    try:
+        store.add_urls([NewUrl("http://a/", 0, None)])
+        store.commit()
+        assert isinstance(store, PostgresStore)
+        store.spec = parse_spec(
+            pg_spec.replace(pg_url.split("@", 1)[1].split("/", 1)[0], "127.0.0.1:1")
+        )
+        assert _kill_backends(pg_url, parse_spec(pg_spec).schema) == 1
+        with pytest.raises(StoreWriteError, match="cannot connect after 2 tries"):
+            store.release_claims()
+        assert capsys.readouterr().err.count("retrying in") == 1
+        with pytest.raises(StoreWriteError, match="cannot connect after 2 tries"):
+            store.set_meta("k", "v")
+        assert capsys.readouterr().err == ""  # failed at once: no second round of retries
+        store.rollback()
+    finally:
+        store.close()
+    with contextlib.closing(open_store(pg_spec, mode="open")) as again:
+        assert set(again.lookup(["http://a/"])) == {"http://a/"}  # the last commit stays
 
 
 def test_crawls_in_one_database_are_schemas_that_do_not_meet(pg_url: str) -> None:

@@ -200,6 +200,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         #: This process's figures for the run, written with each commit.
         self._session = Session()
         self._closed = False
+        #: Why the connection is gone for good: the reconnect's backoff ran out.  Every
+        #: later call fails with it at once instead of running the backoff again.
+        self._gone: str | None = None
         self._conn = connect(self.spec, autocommit=True)
         try:
             if self._writer:
@@ -321,7 +324,16 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._turn = False  # taken again if needed (the lock is re-entrant)
         self._held.clear()
         self._counts.clear()
-        self._conn = connect(self.spec, autocommit=True)
+        if self._gone is None:
+            try:
+                self._conn = connect(self.spec, autocommit=True)
+            except StoreError as failed:
+                self._gone = str(failed)
+        if self._gone is not None:
+            # What was committed stays (resume continues from it).  Once: the crawl's
+            # cleanup (claims given back, state saved, close) made one call after
+            # another, each running the whole backoff again (six tries, 31.5 s each).
+            raise StoreWriteError(self._gone)
         if not self._writer:
             self._conn.execute("SET default_transaction_read_only = on")
             return True
