@@ -14,7 +14,10 @@ CLI can print it as one line.
     ├── PublishError          the output set could not be written or renamed
     ├── FetchError            a URL could not be fetched (network, status, size)
     └── StoreError            the crawl store is unusable (schema, lock, corrupt)
-        ├── StoreBusyError    another process holds the store (one writer per run)
+        ├── StoreRefusedError the store cannot be used now or by this version (exit 1)
+        │   ├── StoreBusyError        another process holds the store (one writer per run)
+        │   ├── StoreVersionError     a newer sitemapkit wrote it
+        │   └── StoreUnreachableError its server did not answer (retried with backoff)
         └── StoreWriteError   a write failed mid-run (disk full, I/O); last commit intact
 """
 
@@ -94,8 +97,33 @@ class StoreError(SitemapkitError):
     """The crawl store cannot be used as asked."""
 
 
-class StoreBusyError(StoreError):
+class StoreRefusedError(StoreError):
+    """The store named is one this process cannot use now, or by this version.
+
+    Nothing the command line got wrong, so the commands say it in one line (exit 1),
+    never as a usage error: those printed ``Usage: ... Try --help`` and exit 2 for a
+    schema written by a newer sitemapkit or a server that did not answer.
+    """
+
+
+class StoreBusyError(StoreRefusedError):
     """Another process is crawling into this store; nothing was touched."""
+
+
+class StoreVersionError(StoreRefusedError):
+    """A newer sitemapkit wrote the store's schema: refused, untouched."""
+
+    @classmethod
+    def newer(cls, name: str, current: int, supported: int) -> StoreVersionError:
+        """The one line for a schema ``current`` past this sitemapkit's ``supported``."""
+        return cls(
+            f"{name}: crawl database schema {current} is newer than this sitemapkit "
+            f"({supported}); upgrade sitemapkit"
+        )
+
+
+class StoreUnreachableError(StoreRefusedError):
+    """The store's server did not answer, tries with backoff included."""
 
 
 class StoreWriteError(StoreError):

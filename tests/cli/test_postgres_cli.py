@@ -149,3 +149,43 @@ def test_a_server_lost_mid_crawl_is_one_error_line_with_the_resume_command(
     (last,) = [line for line in err if line not in retries]
     assert last.startswith(f"sitemapkit: error: {spec}: cannot connect after 3 tries: ")
     assert last.endswith(f"continue with `sitemapkit crawl --resume --db '{spec}' -o {tmp_path}`")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_a_schema_from_a_newer_sitemapkit_is_refused_in_one_line(
+    kind: str, tmp_path: Path, pg_spec: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``crawl``, ``crawl --resume``, ``write`` and ``history`` printed it as a usage error
+    (``Usage: ... Try --help``, exit 2); ``worker`` and ``--why`` in one line, exit 1."""
+    import sqlite3
+
+    from sitemapkit.store import open_store
+    from sitemapkit.store.postgres_conn import parse_spec
+
+    db = pg_spec if kind == "postgresql" else str(tmp_path / "crawl.sqlite")
+    open_store(db).close()
+    if kind == "postgresql":
+        parsed = parse_spec(pg_spec)
+        with psycopg.connect(parsed.conninfo, autocommit=True) as admin:
+            admin.execute(f"INSERT INTO {parsed.schema}.migrations VALUES (999, 0)")
+        name, version = parsed.name, 999
+    else:
+        with sqlite3.connect(db) as conn:
+            conn.execute("PRAGMA user_version = 999")
+        name, version = db, 999
+    out = str(tmp_path / "out")
+    capsys.readouterr()
+    for args in (
+        ["crawl", "http://127.0.0.1:9/", "-o", out, "--db", db],
+        ["crawl", "http://127.0.0.1:9/", "-o", out, "--db", db, "--fleet"],
+        ["crawl", "--resume", "--db", db, "-o", out],
+        ["write", "--db", db, "-o", out],
+        ["worker", "--db", db, "--wait", "0"],
+        *([["history", "--db", db]] if kind == "postgresql" else []),  # SQLite's reads it
+    ):
+        assert main(args) == 1, args
+        err = capsys.readouterr().err
+        assert err.splitlines() == [
+            f"sitemapkit: error: {name}: crawl database schema {version} is newer than this "
+            f"sitemapkit ({err.split('sitemapkit (', 1)[1].split(')', 1)[0]}); upgrade sitemapkit"
+        ], args

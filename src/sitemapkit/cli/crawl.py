@@ -52,7 +52,13 @@ from sitemapkit.crawl.config import (
 )
 from sitemapkit.crawl.engine import Crawler, CrawlResult, CrawlStats
 from sitemapkit.crawl.parsepool import MAX_WORKERS, default_workers
-from sitemapkit.errors import EmptySetError, InputError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.errors import (
+    EmptySetError,
+    InputError,
+    StoreError,
+    StoreRefusedError,
+    StoreWriteError,
+)
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.base import CrawlStore, OpenMode
 
@@ -569,8 +575,8 @@ def crawl(
         mode = "open" if is_crawl_db(db) else "new"
     try:
         store = open_store(db, mode=mode, shared=fleet)
-    except (StoreBusyError, StoreWriteError):
-        raise  # in use, or cannot be written (full, read-only): one line, exit 1 (cli.main)
+    except (StoreRefusedError, StoreWriteError):
+        raise  # in use, newer, unreachable, unwritable: one line, exit 1 (cli.main)
     except StoreError as exc:
         raise click.UsageError(f"--resume: {exc}" if resume else str(exc)) from exc
     try:

@@ -25,7 +25,7 @@ import click
 
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.errors import StoreError
+from sitemapkit.errors import StoreError, StoreRefusedError
 from sitemapkit.store import is_crawl_db, open_store
 from sitemapkit.store.rows import RunRow
 
@@ -103,6 +103,8 @@ def history(ctx: click.Context, db: DbSpec, fmt: str) -> None:
             runs = store.runs()
         finally:
             store.close()
+    except StoreRefusedError:
+        raise  # newer, or unreachable: one line, exit 1 (cli.main)
     except StoreError as exc:
         raise click.UsageError(str(exc)) from exc
     if fmt == "json":

@@ -15,7 +15,7 @@ import click
 
 from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.status import ExitStatus
-from sitemapkit.errors import StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.errors import StoreError, StoreRefusedError, StoreWriteError
 from sitemapkit.indexnow.protocol import DEFAULT_ENDPOINT, key_problem, transport_problem
 from sitemapkit.indexnow.submit import BatchResult, Settings, run_problem, submit
 from sitemapkit.store import is_crawl_db, open_store
@@ -110,8 +110,8 @@ def indexnow(
             code = submit_store(store, settings)
         finally:
             store.close()
-    except (StoreBusyError, StoreWriteError):
-        raise  # in use by a crawl, or cannot be written: one line, exit 1 (cli.main)
+    except (StoreRefusedError, StoreWriteError):
+        raise  # in use by a crawl, newer, unreachable, unwritable: one line, exit 1
     except StoreError as exc:
         raise click.UsageError(str(exc)) from exc
     ctx.exit(code)

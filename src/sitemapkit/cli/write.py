@@ -26,7 +26,12 @@ from sitemapkit.cli.dbspec import DB_SPEC, DbSpec, shown
 from sitemapkit.cli.outdir import OUT_FOLDER
 from sitemapkit.cli.status import ExitStatus
 from sitemapkit.crawl.config import CrawlConfig
-from sitemapkit.errors import EmptySetError, StoreBusyError, StoreError, StoreWriteError
+from sitemapkit.errors import (
+    EmptySetError,
+    StoreError,
+    StoreRefusedError,
+    StoreWriteError,
+)
 from sitemapkit.store import is_crawl_db, open_store
 
 
@@ -65,8 +70,8 @@ def write(
         raise click.UsageError(f"--db {shown(db)}: not a sitemapkit crawl database")
     try:
         store = open_store(db, mode="resume")  # locked: notes on left-out annotations are stored
-    except (StoreBusyError, StoreWriteError):
-        raise
+    except (StoreRefusedError, StoreWriteError):
+        raise  # in use, newer, unreachable, or cannot be written: one line, exit 1
     except StoreError as exc:
         raise click.UsageError(str(exc)) from exc
     try:

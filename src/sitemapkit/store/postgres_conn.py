@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from sitemapkit.errors import StoreError
+from sitemapkit.errors import StoreError, StoreUnreachableError
 from sitemapkit.store.guard import cannot, guard_stream
 from sitemapkit.store.spec import login_shown
 
@@ -103,7 +103,7 @@ def connect(
             conn = psycopg.connect(spec.conninfo, autocommit=True, connect_timeout=10)
         except psycopg.OperationalError as exc:
             if delay is None:
-                raise StoreError(
+                raise StoreUnreachableError(
                     f"{spec.name}: cannot connect after {attempt} tries: {_first_line(exc)}"
                 ) from exc
             tell(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from sitemapkit.errors import StoreError
+from sitemapkit.errors import StoreVersionError
 from sitemapkit.store.chain_sql import PG_SCHEMA as PG_CHAIN_SCHEMA
 from sitemapkit.store.postgres_fleet import FLEET_SCHEMA
 from sitemapkit.store.sessions import SESSIONS_SCHEMA
@@ -224,10 +224,7 @@ def migrate(conn: psycopg.Connection, name: str) -> None:
     """
     current = schema_version(conn)
     if current > SCHEMA_VERSION:
-        raise StoreError(
-            f"{name}: crawl database schema {current} is newer than this sitemapkit "
-            f"({SCHEMA_VERSION}); upgrade sitemapkit"
-        )
+        raise StoreVersionError.newer(name, current, SCHEMA_VERSION)
     for version in range(current + 1, SCHEMA_VERSION + 1):
         for statement in MIGRATIONS[version - 1].split(";"):
             if statement.strip():

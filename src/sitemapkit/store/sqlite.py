@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.errors import StoreError, StoreVersionError, StoreWriteError
 from sitemapkit.model import OUT_OF_SCOPE, Alternate, PageRecord
 from sitemapkit.store import chain_sql, crawl_reads, fleet_sql
 from sitemapkit.store.base import (
@@ -247,10 +247,7 @@ def _migrate(conn: sqlite3.Connection, source: str) -> None:
     if current and app != APPLICATION_ID:
         raise StoreError(f"{source}: not a sitemapkit crawl database")
     if current > SCHEMA_VERSION:
-        raise StoreError(
-            f"{source}: crawl database schema {current} is newer than this sitemapkit "
-            f"({SCHEMA_VERSION}); upgrade sitemapkit"
-        )
+        raise StoreVersionError.newer(source, current, SCHEMA_VERSION)
     if current == SCHEMA_VERSION:
         return
     # Every missing step in one transaction: a new file is made in one commit instead of
