@@ -356,3 +356,33 @@ def test_a_lead_resumed_beside_a_live_worker_leaves_its_claims_alone(tmp_path: P
         assert hits["/robots.txt"] == 1, host
         twice = sorted(path for path, n in hits.items() if n > 1)
         assert twice == [], host  # no page fetched twice
+
+
+def test_a_fleet_crawl_resumed_as_its_hint_says_stays_a_fleet(tmp_path: Path) -> None:
+    """The lead's Ctrl-C hint is ``crawl --resume --db ... -o ...``, without ``--fleet``.
+
+    Resumed alone, the crawl counted trap patterns from zero (a fleet's counters are
+    in the store) and fetched what the fleet had trapped: the demo's sitemap got 52
+    pages for 50.  A fleet's crawl resumes as a fleet, as it keeps its other settings.
+    """
+    out = tmp_path / "fleet"
+    db = out / "crawl.sqlite"
+    with serve_site() as site:
+        lead = sitemapkit(
+            "crawl", site.base + "/", "-o", str(out), "--no-map", "--fleet", "--rate", "8"
+        )
+        deadline = time.monotonic() + PATIENCE
+        while len([p for p in site.hits if p != "/robots.txt"]) < 10:
+            assert time.monotonic() < deadline, "the crawl never got going"
+            time.sleep(0.05)
+        lead.send_signal(signal.SIGINT)
+        code, _, err = finish(lead)
+        assert code == 130, err
+        assert f"--resume --db {db} -o {out}`" in err
+        code, _, err = finish(sitemapkit("crawl", "--resume", "--db", str(db), "-o", str(out)))
+        assert code == 0, err
+        hits = Counter(site.hits)
+    assert {u.removeprefix(site.base) for u in sitemap_locs(out)} == EXPECTED_SITEMAP_PATHS
+    assert hits["/calendar/2025/01"] == 0  # the calendar's twelve months held
+    # No page fetched twice (``/busy`` answers 503 once and is asked again, by design).
+    assert sorted(path for path, n in hits.items() if n > 1) == ["/busy"]

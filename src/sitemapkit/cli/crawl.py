@@ -29,6 +29,7 @@ from shlex import quote
 from typing import TYPE_CHECKING, TextIO, cast
 
 import click
+from click.core import ParameterSource
 
 from sitemapkit.cli.crawl_output import (
     ShrinkError,
@@ -47,6 +48,7 @@ from sitemapkit.crawl.config import (
     DEFAULT_RENDER,
     DEFAULT_RENDER_CONCURRENCY,
     DEFAULT_RENDER_TIMEOUT,
+    LEASE_META,
     LEASE_TTL,
     CrawlConfig,
 )
@@ -327,6 +329,27 @@ def _check(config: CrawlConfig) -> None:
         raise click.UsageError(str(exc)) from exc
 
 
+def _fleet_lease(db: DbSpec) -> float | None:
+    """The lease of the fleet crawl stored in ``db``; None for a crawl run alone.
+
+    Why ``--resume`` asks: a fleet's trap counters and claims live in the store's fleet
+    tables, so a fleet's crawl resumed alone (as the interrupted lead's own hint said)
+    counted its traps from zero and fetched its trapped URLs (the demo, Ctrl-C then
+    ``--resume``: 52 pages in the sitemap for 50, 181 fetched for 136).
+    """
+    if not is_crawl_db(db):
+        return None
+    try:
+        store = open_store(db, mode="read")
+    except StoreError:
+        return None  # the open that follows says what is wrong
+    try:
+        lease = store.get_meta(LEASE_META)
+    finally:
+        store.close()
+    return float(lease) if lease else None
+
+
 def _resumed_config(
     store: CrawlStore,
     db: DbSpec,
@@ -571,6 +594,12 @@ def crawl(
     # Locked from here to the end; without --db an earlier crawl in OUTDIR is replaced, with
     # --db a finished crawl of the same site gets a new run (history kept).
     mode: OpenMode = "resume" if resume else "replace"
+    if resume and not fleet:  # a fleet's crawl resumes as one, with its lease unless given
+        stored = _fleet_lease(db)
+        if stored is not None:
+            fleet = True
+            if ctx.get_parameter_source("lease") is ParameterSource.DEFAULT:
+                lease = stored
     if explicit_db and not resume:
         mode = "open" if is_crawl_db(db) else "new"
     try:

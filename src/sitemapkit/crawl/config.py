@@ -36,6 +36,10 @@ DEFAULT_RENDER_CONCURRENCY = 2
 #: worker's hosts and claims return to the fleet this long after it died).  ``crawl
 #: --lease`` sets it for the crawl; it is kept in the store so every worker uses the same.
 LEASE_TTL = 15.0
+#: The store's meta key holding a fleet crawl's lease time; empty for a crawl run alone.
+#: ``crawl --resume`` reads it: a fleet's crawl resumes as a fleet (its trap counters and
+#: claims are the store's), as a resumed crawl keeps its other settings.
+LEASE_META = "fleet_lease"
 
 
 @dataclass(slots=True)

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sitemapkit.crawl.config import CrawlConfig, ScopeRule
+from sitemapkit.crawl.config import LEASE_META, CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.httpclient import HttpClient
@@ -280,6 +280,7 @@ class Crawler:
             store.set_meta("started_at", str(time.time()))
         store.set_meta("config", self.config.to_json())
         store.set_meta("state", "running")
+        store.set_meta(LEASE_META, "")  # run alone (a fleet's lead sets its lease after)
         store.start_run(time.time())
         if known is not None:
             self._carry_over(store.get_meta("traps"))

@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from sitemapkit.crawl.config import LEASE_TTL, CrawlConfig
+from sitemapkit.crawl.config import LEASE_META, LEASE_TTL, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlStats
 from sitemapkit.crawl.fetch import Fetcher
 from sitemapkit.crawl.httpclient import HttpClient
@@ -46,8 +46,6 @@ from sitemapkit.urls import origin_of
 if TYPE_CHECKING:
     from sitemapkit.render import Renderer
 
-#: The store's meta key holding the crawl's lease time.
-LEASE_META = "fleet_lease"
 #: Hosts looked at per claim round when this worker needs more work.
 HOSTS_PER_ROUND = 64
 #: URLs a worker claims ahead per slot it holds: enough to keep the slot busy, few enough
