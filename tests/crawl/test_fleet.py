@@ -108,6 +108,11 @@ def demo() -> Iterator[str]:
         yield base
 
 
+def drop_trapped(fates: dict[str, str | None]) -> Counter[str | None]:
+    """URLs counted by fate, trap-pattern left out (see :func:`assert_same_crawl`)."""
+    return Counter(reason for reason in fates.values() if reason != "trap-pattern")
+
+
 def assert_same_crawl(base: str, alone: Path, together: Path) -> None:
     """The fleet's crawl equals one process's, as the demo's expectations define it.
 
@@ -126,7 +131,11 @@ def assert_same_crawl(base: str, alone: Path, together: Path) -> None:
             allowed = ex.may_appear_reasons(base, url)
             assert allowed is not None, url
             assert reason in allowed, url
-    assert Counter(many.values()) == Counter(one.values())
+    # As many admitted (and so fetched) URLs of each fate.  The trapped filter combinations
+    # may be fewer: a combination linked only from combinations the limit stopped is never
+    # found, and which ones it stops depends on the order links are met (a 3-process run:
+    # 105 of the 107 found, 42 trap-pattern for 44; this assertion failed 1 run in 6).
+    assert drop_trapped(many) == drop_trapped(one)
 
 
 def test_three_processes_crawl_the_demo_site_as_one_does(demo: str, tmp_path: Path) -> None:

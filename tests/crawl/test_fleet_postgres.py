@@ -8,13 +8,20 @@ process's, and no lease or worker is left behind.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from pathlib import Path
 
 import psycopg
 
 from crawl.fixture_site import assert_levels_kept, serve_handler, slow_branch_site
-from crawl.test_fleet import demo, finish, key, single, sitemap_locs, sitemapkit  # noqa: F401
+from crawl.test_fleet import (  # noqa: F401
+    demo,
+    drop_trapped,
+    finish,
+    key,
+    single,
+    sitemap_locs,
+    sitemapkit,
+)
 from sitemapkit.demo import expected as ex
 from sitemapkit.store import iter_page_records
 from sitemapkit.store.postgres_conn import parse_spec
@@ -40,7 +47,11 @@ def test_three_processes_on_postgresql_crawl_the_demo_site_as_one_does(
     one = {key(r.url): r.reason for r in iter_page_records(tmp_path / "alone" / "crawl.sqlite")}
     for url, reason in ex.excluded(demo).items():
         assert many[key(url)] == reason, url
-    assert Counter(many.values()) == Counter(one.values())
+    # As many admitted (and so fetched) URLs of each fate.  The trapped filter combinations
+    # may be fewer: a combination linked only from combinations the limit stopped is never
+    # found, and which ones it stops depends on the order links are met (a 3-process run:
+    # 105 of the 107 found, 42 trap-pattern for 44; this assertion failed 1 run in 6).
+    assert drop_trapped(many) == drop_trapped(one)
     parsed = parse_spec(pg_spec)
     with psycopg.connect(parsed.conninfo) as conn:
         for table in ("workers", "host_slots"):
