@@ -12,6 +12,7 @@ admit a different set.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 from crawl.changing_site import ChangingSite, page, serve_changing
 from crawl.test_recrawl import run, sitemap
 from sitemapkit.cli import main
-from sitemapkit.crawl.traps import TrapLimits
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits
 from sitemapkit.store import iter_page_records
 from sitemapkit.store.sqlite import SqliteStore
 
@@ -117,3 +118,25 @@ def test_a_resumed_fleet_crawl_counts_in_the_fleets_store(
         assert store.trap_counts([("facet", facet)]) == [TrapLimits().max_facet_variants]
     finally:
         store.close()
+
+
+def test_a_resume_goes_on_from_the_counts_committed_with_the_urls(
+    shop: ChangingSite, db_path: Path
+) -> None:
+    """The guard's state is saved every few seconds, its counts with every commit: a
+    crawl killed before the state's first save went on from no counts at all and
+    admitted again what the limit had stopped.  Here the saved state is set back to
+    that of a fresh guard, as such a kill leaves it."""
+    half = len(FILTERS) // 2
+    shop.pages["/"] = page("Home", "/shop/", "/more/")
+    shop.pages["/shop/"] = page("Shop", "/", *FILTERS[:half])
+    shop.pages["/more/"] = page("More", "/", *FILTERS[half:])
+    run(shop, db_path, concurrency=1, max_pages=2)  # / and /shop/: half the filters judged
+    store = SqliteStore(db_path)
+    try:
+        store.set_meta("traps", json.dumps(TrapGuard().to_state()))
+        store.commit()
+    finally:
+        store.close()
+    run(shop, db_path, concurrency=1, resume=True)
+    assert list(_verdicts(db_path, shop.base).values()).count("trap-pattern") == 16

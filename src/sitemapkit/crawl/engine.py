@@ -46,7 +46,7 @@ from sitemapkit.crawl.fetch import Fetcher, Response, make_session
 from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.parsepool import PageParser, ParseFailed, make_parser
 from sitemapkit.crawl.politeness import Politeness
-from sitemapkit.crawl.traps import TrapGuard, TrapLimits, redirect_problem
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits, redirect_problem, saved_counts
 from sitemapkit.crawl.urlnorm import QueryPolicy, normalize
 from sitemapkit.errors import StoreError
 from sitemapkit.limits import MAX_REDIRECTS
@@ -82,7 +82,9 @@ class TrapChecker(Protocol):
 
     def check(self, url: str, depth: int, *, admitted_before: bool = ...) -> str | None: ...
     def judging(self, urls: Sequence[str]) -> AbstractContextManager[None]: ...
-    def carry_over(self, state: dict[str, Any]) -> None: ...
+    def carry_over(self, counts: tuple[dict[str, int], dict[str, int]]) -> None: ...
+    def restore_counts(self, counts: tuple[dict[str, int], dict[str, int]]) -> None: ...
+    def take_tally(self) -> list[tuple[str, str]]: ...
     def to_state(self) -> dict[str, Any]: ...
 
 
@@ -254,12 +256,9 @@ class Crawler:
             released = store.release_claims()
             store.set_meta("resumed", str(int(store.get_meta("resumed") or "0") + 1))
             store.set_meta("released_on_resume", str(released))
-            traps = store.get_meta("traps")
-            if not self._own_traps:
-                self.traps.carry_over({})  # a fleet's: the counters are the store's
-            elif traps:
-                self.traps = _trap_guard(self.config, traps)  # its carry-over with it
-            self._trapped_before = store.trapped_before()
+            if self._own_traps:  # a fleet's shared guard reads the store's counts itself
+                self._restore_traps(store.get_meta("traps"))
+            self._carry_over(None)
             for origin in (store.get_meta("scope_origins") or "").split():
                 self.scope.adopt(origin)
             start_row = store.add_urls([self._new(known, 0, None)])
@@ -290,14 +289,33 @@ class Crawler:
         store.commit()
         return start
 
+    def _restore_traps(self, saved: str | None) -> None:
+        """A resume: the guard's examples from its saved state, its counts from the store.
+
+        The state is saved every few seconds, the counts with every commit: a crawl
+        killed between the two went on from older counts and admitted again URLs its
+        limits had stopped (a calendar's months).  A store written before the counts
+        were kept has only the state's.
+        """
+        if saved:
+            self.traps = _trap_guard(self.config, saved)
+        counts = self.store.stored_trap_counts()
+        if counts[0] or counts[1]:
+            self.traps.restore_counts(counts)
+
     def _carry_over(self, saved: str | None) -> None:
-        """A new run over an earlier one: judge the site's URLs as that run did.
+        """A run over an earlier one (new or resumed): judge the URLs as that run did.
 
         Without it a re-crawl counted every pattern afresh, and a pattern over its limit
         (the demo's filter combinations) admitted whichever URLs answered first: an
         unchanged site showed changed pages in ``history``, ``diff`` and the inventory.
+        ``saved``: the last run's saved state, read when the store kept no counts for it
+        (a run of an earlier sitemapkit).
         """
-        self.traps.carry_over(json.loads(saved) if saved else {})
+        earlier = self.store.stored_trap_counts(earlier=True)
+        if not (earlier[0] or earlier[1]) and saved:
+            earlier = saved_counts(json.loads(saved))
+        self.traps.carry_over(earlier)
         self._trapped_before = self.store.trapped_before()
 
     def _check_rerun(self, known: str, start: str) -> None:
@@ -750,6 +768,9 @@ class Crawler:
         if not self.scope.check(url):
             return (OUT_OF_SCOPE, None)
         trap = self.traps.check(url, depth, admitted_before=admitted_before)
+        tally = self.traps.take_tally()
+        if tally:  # kept with the URL rows they count, in the same commit
+            self.store.tally_traps(tally)
         if trap is not None:
             return (trap, None)
         return None

@@ -30,14 +30,14 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sitemapkit.crawl.config import LEASE_META, LEASE_TTL, CrawlConfig
 from sitemapkit.crawl.engine import Crawler, CrawlStats
 from sitemapkit.crawl.fetch import Fetcher
 from sitemapkit.crawl.httpclient import HttpClient
 from sitemapkit.crawl.politeness import ROBOTS_RETRY_AFTER, Politeness, RobotsRules
-from sitemapkit.crawl.traps import TrapGuard, TrapLimits, counter_keys
+from sitemapkit.crawl.traps import TrapGuard, TrapLimits, counter_keys, trap_keys
 from sitemapkit.errors import StoreError
 from sitemapkit.store.base import Claimed, FleetStore
 from sitemapkit.store.rows import HostRobots
@@ -96,7 +96,7 @@ class SharedTrapGuard(TrapGuard):
         for url in urls:
             found = counter_keys(url)
             if found is not None:
-                keys.update(_trap_keys(*found))
+                keys.update(trap_keys(*found))
         ordered = sorted(keys)
         self._known = dict(zip(ordered, self._store.trap_counts(ordered), strict=True))
         self._taken = []
@@ -112,12 +112,8 @@ class SharedTrapGuard(TrapGuard):
             taken, self._taken = self._taken, []
             self._store.count_traps(taken)
 
-    def carry_over(self, state: dict[str, Any]) -> None:
-        """The last run's counters are the store's, moved aside when this run started."""
-        self._before = self._store.earlier_trap_counts()
-
     def _seen(self, pattern: str, facet: str | None) -> tuple[int, int]:
-        keys = _trap_keys(pattern, facet)
+        keys = trap_keys(pattern, facet)
         known = self._known
         if known is not None and all(k in known for k in keys):
             counts = [known[k] for k in keys]
@@ -127,7 +123,7 @@ class SharedTrapGuard(TrapGuard):
         return self._and_before(pattern, facet, counts[0], counts[1] if facet is not None else 0)
 
     def _admitted(self, pattern: str, facet: str | None) -> None:
-        keys = _trap_keys(pattern, facet)
+        keys = trap_keys(pattern, facet)
         if self._known is None:
             self._store.count_traps(keys)
             return
@@ -149,12 +145,7 @@ def turn_keys(url: str) -> tuple[str, ...]:
     if found is None:
         return (url,)
     # "TABLE KEY": the store reads the counter a held key names (FleetStore.split_turn).
-    return tuple(f"{table} {key}" for table, key in _trap_keys(*found))
-
-
-def _trap_keys(pattern: str, facet: str | None) -> list[tuple[str, str]]:
-    """The shared counters of a pattern (and of a path's facet combinations)."""
-    return [("pattern", pattern)] if facet is None else [("pattern", pattern), ("facet", facet)]
+    return tuple(f"{table} {key}" for table, key in trap_keys(*found))
 
 
 class Leases:

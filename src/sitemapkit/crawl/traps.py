@@ -144,6 +144,12 @@ def _pattern_key(netloc: str, path: str, signature: str) -> str:
     return f"{netloc}{shape}?{signature}" if signature else f"{netloc}{shape}"
 
 
+def trap_keys(pattern: str, facet: str | None) -> list[tuple[str, str]]:
+    """The ``(table, key)`` counters of a pattern (and of a path's facet combinations):
+    the names a crawl store keeps them under (``trap_counts``)."""
+    return [("pattern", pattern)] if facet is None else [("pattern", pattern), ("facet", facet)]
+
+
 def is_calendar_pattern(key: str, query: str = "") -> bool:
     """True for a calendar shape: the path *ends* in ``{date}`` or ``{year}/{n}[/{n}]``.
 
@@ -199,6 +205,8 @@ class TrapGuard:
         self.untracked = 0
         #: The previous run's counts (patterns, facets): what a re-crawl judges against.
         self._before: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        #: Counts taken since :meth:`take_tally`, for the crawl's store.
+        self._tally: list[tuple[str, str]] = []
 
     # --- decisions -----------------------------------------------------------------
 
@@ -266,21 +274,32 @@ class TrapGuard:
             return count, 0
         return count, max(facets, facets_before.get(facet, 0))
 
-    def carry_over(self, state: dict[str, Any]) -> None:
-        """Judge this run against the counts of the run :meth:`to_state` saved (a re-crawl).
+    def carry_over(self, counts: tuple[dict[str, int], dict[str, int]]) -> None:
+        """Judge this run against the last run's counts (patterns, facets): a re-crawl.
 
         Why the previous run's counts and not a running total: a URL the site dropped
         must free its place in the run after, or a shop's pattern would fill up over
         the years with products long gone.
         """
-        if state.get("version") == _STATE_VERSION:
-            self._before = (_counts(state.get("patterns")), _counts(state.get("facets")))
+        self._before = counts
+
+    def restore_counts(self, counts: tuple[dict[str, int], dict[str, int]]) -> None:
+        """Go on from the counts the crawl's store kept (a resume): those of the URLs
+        committed, where the saved state may be up to a few seconds older."""
+        self._patterns, self._facets = dict(counts[0]), dict(counts[1])
+
+    def take_tally(self) -> list[tuple[str, str]]:
+        """The ``(table, key)`` counts taken since the last call, for the store to keep."""
+        tally, self._tally = self._tally, []
+        return tally
 
     def _admitted(self, pattern: str, facet: str | None) -> None:
         """Count one admitted URL of ``pattern`` (and of ``facet``)."""
-        self._count(self._patterns, pattern)
-        if facet is not None:
-            self._count(self._facets, facet)
+        keys = trap_keys(pattern, facet)
+        if self._count(self._patterns, pattern):
+            self._tally.append(keys[0])
+        if facet is not None and self._count(self._facets, facet):
+            self._tally.append(keys[1])
 
     def redirect(self, chain: Sequence[str]) -> str | None:
         """:func:`redirect_problem` with this guard's limit, recording examples."""
@@ -289,13 +308,16 @@ class TrapGuard:
             self._hit(code, chain[0])
         return code
 
-    def _count(self, table: dict[str, int], key: str) -> None:
+    def _count(self, table: dict[str, int], key: str) -> bool:
+        """Count ``key``; False when the table is full and it went untracked."""
         if key in table:
             table[key] += 1
         elif len(table) < self.limits.max_tracked_keys:
             table[key] = 1
         else:
             self.untracked += 1
+            return False
+        return True
 
     def _hit(self, code: str, url: str, pattern: str | None = None) -> str:
         self._hits[code] = self._hits.get(code, 0) + 1
@@ -337,7 +359,6 @@ class TrapGuard:
             "trapped_patterns": self.trapped_patterns(),
             "hits": dict(self._hits),
             "untracked": self.untracked,
-            "before": [dict(self._before[0]), dict(self._before[1])],
         }
 
     @classmethod
@@ -348,8 +369,6 @@ class TrapGuard:
             return guard
         guard._patterns = _counts(state.get("patterns"))
         guard._facets = _counts(state.get("facets"))
-        before = state.get("before") or [{}, {}]
-        guard._before = (_counts(before[0]), _counts(before[1]))
         guard._examples = {
             str(k): [str(u) for u in v][:MAX_EXAMPLES]
             for k, v in dict(state.get("examples", {})).items()
@@ -361,6 +380,13 @@ class TrapGuard:
         guard._hits = {str(k): int(v) for k, v in dict(state.get("hits", {})).items()}
         guard.untracked = int(state.get("untracked", 0))
         return guard
+
+
+def saved_counts(state: dict[str, Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """The counts (patterns, facets) of a :meth:`TrapGuard.to_state` snapshot."""
+    if state.get("version") != _STATE_VERSION:
+        return {}, {}
+    return _counts(state.get("patterns")), _counts(state.get("facets"))
 
 
 def _counts(table: object) -> dict[str, int]:

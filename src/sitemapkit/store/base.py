@@ -331,8 +331,23 @@ class CrawlStore(Protocol):
         """Begin a new run (history kept): every ``DONE`` URL turns ``STALE``; its id.
 
         A fleet's trap counters move aside for the new run to judge against
-        (:meth:`FleetStore.earlier_trap_counts`).
+        (:meth:`stored_trap_counts`).
         """
+        ...
+
+    def tally_traps(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Add one to each ``(table, key)`` trap counter with the next commit.
+
+        Why in the store, in the commit that stores the URLs they count: a crawl killed
+        and resumed must judge on from the counts of the URLs it kept, or it admits
+        again what the limit had stopped (a calendar's extra months).  A fleet's shared
+        guard writes its counts at once instead (:meth:`FleetStore.count_traps`).
+        """
+        ...
+
+    def stored_trap_counts(self, earlier: bool = False) -> tuple[dict[str, int], dict[str, int]]:
+        """This run's trap counters (patterns, facets), or the last run's (``earlier``),
+        which :meth:`start_run` moved aside for a re-crawl to judge against."""
         ...
 
     def trapped_before(self) -> set[str]:
@@ -673,10 +688,6 @@ class FleetStore(CrawlStore, Protocol):
         Claims given back (a worker that leaves, or is reaped, with URLs it never
         started) are taken off again: they are taken once, by whoever claims them next.
         """
-        ...
-
-    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        """The last run's trap counters (patterns, facets), moved aside by :meth:`start_run`."""
         ...
 
     def restart_taken(self) -> None:

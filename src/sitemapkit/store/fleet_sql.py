@@ -214,12 +214,12 @@ def carry_trap_counts(db: SqlReader) -> None:
     db.execute("UPDATE trap_counts SET tbl = tbl || '-before'")
 
 
-def earlier_trap_counts(db: SqlReader) -> tuple[dict[str, int], dict[str, int]]:
-    """The last run's counters (patterns, facets), as :func:`carry_trap_counts` left them."""
+def stored_trap_counts(db: SqlReader, earlier: bool) -> tuple[dict[str, int], dict[str, int]]:
+    """This run's counters (patterns, facets), or the last run's (``earlier``: as
+    :func:`carry_trap_counts` left them)."""
+    tables = _BEFORE if earlier else "('pattern', 'facet')"
     patterns: dict[str, int] = {}
     facets: dict[str, int] = {}
-    for table, key, n in db.execute(
-        f"SELECT tbl, key, n FROM trap_counts WHERE tbl IN {_BEFORE}"
-    ).fetchall():
-        (patterns if table == "pattern-before" else facets)[str(key)] = int(n)
+    for table, key, n in db.execute(f"SELECT tbl, key, n FROM trap_counts WHERE tbl IN {tables}"):
+        (patterns if str(table).startswith("pattern") else facets)[str(key)] = int(n)
     return patterns, facets

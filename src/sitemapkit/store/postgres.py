@@ -199,6 +199,8 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._seen_due = self._writer and not shared
         #: This process's figures for the run, written with each commit.
         self._session = Session()
+        #: Trap counts the crawl took since the last commit (:meth:`tally_traps`).
+        self._tally: list[tuple[str, str]] = []
         self._closed = False
         #: Why the connection is gone for good: the reconnect's backoff ran out.  Every
         #: later call fails with it at once instead of running the backoff again.
@@ -498,6 +500,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         figures = self._session.take()
         if figures is not None:  # with the pages they count, in one transaction
             self._write(lambda c: Qmark(c).execute(ADD_SQL, figures))
+        if self._tally:  # with the URLs they count: one statement a commit, not a page
+            tally, self._tally = self._tally, []
+            self.count_traps(tally)
         self._flush()
         try:
             try:
@@ -524,6 +529,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     def rollback(self) -> None:
         self._abandon_pipe()
         self._session.drop()
+        self._tally.clear()
         self._pages = PageWrites()
         self._batch.clear()
         self._sent = 0
@@ -546,7 +552,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         if self._closed:
             return
         try:
-            if self._batch or len(self._pages) or self._session.pending():
+            if self._batch or len(self._pages) or self._session.pending() or self._tally:
                 self.commit()
         finally:
             self._closed = True
@@ -910,6 +916,9 @@ class PostgresStore(PgAuditTables, PgFleetTables):
         self._write(lambda c: run_end.end_run(Qmark(c), state, ended_at))
         if state == "finished":  # URLs turned unlinked: what the cache says is stale
             self._cache.clear()
+
+    def tally_traps(self, keys: Sequence[tuple[str, str]]) -> None:
+        self._tally += keys
 
     @_reads
     def trapped_before(self) -> set[str]:

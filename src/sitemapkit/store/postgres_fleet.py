@@ -237,8 +237,8 @@ class PgFleetTables:
 
     @_reads
     @_reads
-    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        return fleet_sql.earlier_trap_counts(Qmark(self._now()))
+    def stored_trap_counts(self, earlier: bool = False) -> tuple[dict[str, int], dict[str, int]]:
+        return fleet_sql.stored_trap_counts(Qmark(self._now()), earlier)
 
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
         """Counters the lookup read with the keys that guard them cost no round trip

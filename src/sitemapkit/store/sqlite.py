@@ -321,6 +321,8 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         self._cache: dict[str, tuple[int, UrlState]] = {}
         #: This process's figures for the run, written with each commit.
         self._session = Session()
+        #: Trap counts the crawl took since the last commit (:meth:`tally_traps`).
+        self._tally: list[tuple[str, str]] = []
         #: A later run: a page fetched again replaces what its earlier fetch recorded.
         self._recrawl = self._run_count() > 1
         if self._recrawl and mode != "read":  # resumed, or a store of an earlier version
@@ -392,6 +394,9 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         figures = self._session.take()
         if figures is not None:  # with the pages they count, in one transaction
             self._begin().execute(ADD_SQL, figures)
+        if self._tally:  # with the URLs they count
+            tally, self._tally = self._tally, []
+            self.count_traps(tally)
         if self._in_tx:
             self._conn.execute("COMMIT")
             self._in_tx = False
@@ -401,6 +406,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         self._in_tx = False
         self._cache.clear()
         self._session.drop()
+        self._tally.clear()
         with contextlib.suppress(sqlite3.Error):
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -588,6 +594,9 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
         if self._recrawl:
             conn.execute(LINKS_BY_PAGE)
         return int(cur.lastrowid or 0)
+
+    def tally_traps(self, keys: Sequence[tuple[str, str]]) -> None:
+        self._tally += keys
 
     @_reads
     def trapped_before(self) -> set[str]:

@@ -190,8 +190,8 @@ class FleetTables:
         return wait
 
     @_reads
-    def earlier_trap_counts(self) -> tuple[dict[str, int], dict[str, int]]:
-        return fleet_sql.earlier_trap_counts(self._conn)
+    def stored_trap_counts(self, earlier: bool = False) -> tuple[dict[str, int], dict[str, int]]:
+        return fleet_sql.stored_trap_counts(self._conn, earlier)
 
     def trap_counts(self, keys: Sequence[tuple[str, str]]) -> list[int]:
         out: list[int] = []
