@@ -896,7 +896,7 @@ PAGE_FACTS = (
 #: verdict is made by the database, a Python step per row cost more than the read.
 PAGE_URLS_SQL = (
     f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
-    f"({', '.join(str(int(s)) for s in crawl_reads.UNDECIDED)})) FROM urls ORDER BY id"
+    f"{crawl_reads.UNDECIDED_SQL}) FROM urls ORDER BY id"
 )
 
 
