@@ -81,3 +81,27 @@ def test_a_page_turned_nofollow_only_is_a_change_in_diff_history_and_indexnow(
     doc = _json(capsys, "diff", "--db", db, "--format", "json")
     changes = [(c["url"], c["change"], c["after"]) for c in doc["changes"]]  # type: ignore[union-attr, index]
     assert (x, "indexability", "indexable") in changes
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_a_nofollow_only_page_no_page_links_any_more_is_unlinked(
+    engine: str,
+    site: ChangingSite,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
+) -> None:
+    db = str(tmp_path / "site.sqlite") if engine == "sqlite" else request.getfixturevalue("pg_spec")
+    out = tmp_path / "out"
+    site.pages["/b"] = page("B")  # /x: linked only with rel=nofollow
+    _crawl(site, db, out)
+    capsys.readouterr()
+    assert main(["crawl", "--db", db, "--why", "/x"]) == 0
+    assert "decision:   not in the sitemap: nofollow-only\n" in capsys.readouterr().out
+    site.pages["/a"] = page("A")  # and now by no page at all
+    _crawl(site, db, out)
+    assert "nofollow-only" not in capsys.readouterr().out  # the crawl's summary
+    assert main(["crawl", "--db", db, "--why", "/x"]) == 0
+    why = capsys.readouterr().out
+    assert "decision:   not in the sitemap: unlinked\n" in why
+    assert "run 2: gone (no longer reached)" in why

@@ -9,8 +9,17 @@ other.  SQLite passes its connection, PostgreSQL
 
 from __future__ import annotations
 
+from sitemapkit.store.base import UrlState
 from sitemapkit.store.sqlite_changes import record_changes
 from sitemapkit.store.sqlreader import SqlReader
+
+#: A new run's first step: every URL the last run decided, ``DONE`` or ``HELD``
+#: (``nofollow-only``), is ``STALE`` until this run reaches it, so one no page links
+#: any more ends ``unlinked`` (:func:`end_run`) whatever the last run said of it.
+MARK_STALE = (
+    f"UPDATE urls SET state = {int(UrlState.STALE)} "
+    f"WHERE state IN ({int(UrlState.DONE)}, {int(UrlState.HELD)})"
+)
 
 
 def end_run(db: SqlReader, state: str, ended_at: float) -> bool:
