@@ -123,6 +123,17 @@ def _write_says_the_run_is_unfinished(db: Path, out: Path) -> None:
     assert note in written.stderr
 
 
+def _diff_says_the_run_has_not_ended(db: Path) -> None:
+    """``diff`` of the cut run shows no change (they are recorded when a run ends) and
+    says why; it said the URLs the run did not reach were compared as before, as if the
+    ones it reached (edited pages among them) were compared as they are."""
+    diffed = run("diff", "--db", str(db))
+    assert diffed.returncode == 0, diffed.stderr
+    assert "content 0" in diffed.stdout
+    assert f"note: {db} run 2 has not ended" in diffed.stdout
+    assert "compared as the run before it left them" not in diffed.stdout
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
@@ -153,6 +164,7 @@ def test_sigkill_mid_recrawl_keeps_the_published_sitemap_and_resume_finishes_it(
     assert PAGES // 3 <= decided < PAGES, "the kill came too late to test a re-crawl cut short"
     assert _files(out) == published  # the first run's sitemap set stays published
     _write_says_the_run_is_unfinished(db, tmp_path / "partial")
+    _diff_says_the_run_has_not_ended(db)
 
     resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr
