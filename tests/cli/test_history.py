@@ -88,3 +88,24 @@ def test_history_says_when_a_process_of_a_run_never_closed(
         "run 1: 1 process stopped without closing (killed?): its figures count up to its "
         "last commit; what it fetched after that is not known"
     ]
+
+
+def test_a_resume_of_a_finished_run_leaves_its_figures_as_they_were(
+    changing: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--resume`` on a finished run has nothing to do: it must not end the run again.
+
+    It did, so the run's end moved to the resume's and ``history`` showed the minutes
+    between the two as the run's duration (a fleet's lead resumed after a worker had
+    finished the crawl met it too).
+    """
+    db = tmp_path / "site.sqlite"
+    out = str(tmp_path / "o")
+    assert main(["crawl", changing.base + "/", "--db", str(db), "-o", out]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", str(db), "--format", "json"]) == 0
+    before = capsys.readouterr().out
+    assert main(["crawl", "--resume", "--db", str(db), "-o", out]) == 0
+    capsys.readouterr()
+    assert main(["history", "--db", str(db), "--format", "json"]) == 0
+    assert capsys.readouterr().out == before

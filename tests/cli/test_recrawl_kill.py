@@ -72,8 +72,12 @@ class TreeSite:
         return web.Response(body=body, content_type="text/html", headers=headers)
 
     def change(self) -> None:
-        """About 10% of the pages edited, the last 8 removed, 5 new ones linked from home."""
-        for i in range(10, PAGES, 10):
+        """About 10% of the pages edited, the last 8 removed, 5 new ones linked from home.
+
+        Home is edited too (its links change) and its Last-Modified moves with it: under
+        a header that held still, lastmod would be the start of the run that saw the
+        change, which a reference run started later cannot share."""
+        for i in range(0, PAGES, 10):
             self.edited[i] = 30
         self.removed.update(range(PAGES - 8, PAGES))
         self.added.extend(range(1000, 1005))
@@ -99,6 +103,35 @@ def _decided_thisrun(db: Path) -> int:
             conn.close()
     except sqlite3.Error:
         return 0
+
+
+def _write_says_the_run_is_unfinished(db: Path, out: Path) -> None:
+    """``write`` of the cut run lists the pages decided so far, and says how many are not:
+    the last run's pages this run has not reached again included (they were left out of
+    the set without a word: the note counted only queued URLs, none after a kill)."""
+    written = run("write", "--db", str(db), "-o", str(out))
+    assert written.returncode == 0, written.stderr
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        undecided = conn.execute(
+            "SELECT COUNT(*) FROM urls WHERE state NOT IN (2, 3)"  # not DONE, not HELD
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    assert undecided > 0
+    note = f"note: the crawl is not finished ({undecided:,} URLs not decided yet"
+    assert note in written.stderr
+
+
+def _diff_says_the_run_has_not_ended(db: Path) -> None:
+    """``diff`` of the cut run shows no change (they are recorded when a run ends) and
+    says why; it said the URLs the run did not reach were compared as before, as if the
+    ones it reached (edited pages among them) were compared as they are."""
+    diffed = run("diff", "--db", str(db))
+    assert diffed.returncode == 0, diffed.stderr
+    assert "content 0" in diffed.stdout
+    assert f"note: {db} run 2 has not ended" in diffed.stdout
+    assert "compared as the run before it left them" not in diffed.stdout
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -130,6 +163,8 @@ def test_sigkill_mid_recrawl_keeps_the_published_sitemap_and_resume_finishes_it(
     decided = kill_at(proc, lambda: _decided_thisrun(db), PAGES // 3)
     assert PAGES // 3 <= decided < PAGES, "the kill came too late to test a re-crawl cut short"
     assert _files(out) == published  # the first run's sitemap set stays published
+    _write_says_the_run_is_unfinished(db, tmp_path / "partial")
+    _diff_says_the_run_has_not_ended(db)
 
     resumed = run("crawl", "--resume", "--db", str(db), "-o", str(out))
     assert resumed.returncode == 0, resumed.stderr

@@ -129,3 +129,21 @@ def test_a_stated_date_that_moves_without_a_change_is_kept_and_noted(
     [record] = [r for r in iter_page_records(db_path) if r.url.endswith("/p1")]
     assert record.lastmod == "2024-09-09T00:00:00Z"
     assert "lastmod-ahead" not in record.extra.get("notes", "")
+
+
+def test_a_last_modified_that_did_not_move_cannot_date_a_change(
+    site: ChangingSite, db_path: Path
+) -> None:
+    """The text changes but the server's ``Last-Modified`` stays (a page built from a
+    template, a counter): the old date cannot be when this change happened, so lastmod is
+    the run that saw it, as without a header; lastmod never holds still on a real change."""
+    crawl(site, db_path)
+    change(site, moved=None)  # the bodies change, their Last-Modified does not
+    crawl(site, db_path)
+    second = run_start(db_path)
+    after = lastmods(db_path, site.base)
+    assert {p for p, v in after.items() if v[1] == "content-change"} == set(TEXT)
+    assert after[TEXT[0]] == (second, "content-change")
+    assert after[BOILER[0]] == ("2024-01-01T00:00:00Z", "last-modified")
+    crawl(site, db_path)  # the same content again: the date of the run that saw the change
+    assert lastmods(db_path, site.base) == after

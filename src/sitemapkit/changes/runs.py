@@ -51,6 +51,12 @@ def _open(spec: str | Path, stack: ExitStack) -> CrawlStore:
 def _unfinished(side: Side) -> list[str]:
     if side.run.state == "finished":
         return []
+    if side.run.state == "running":  # no end, no change records yet (written at the end)
+        return [
+            f"note: {side.store} run {side.run.id} has not ended (still running, or killed: "
+            "continue it with crawl --resume): its changes are recorded when it ends, so "
+            "none of them are compared here"
+        ]
     return [
         f"note: {side.store} run {side.run.id} ended {side.run.state}: the URLs it did not "
         "reach are compared as the run before it left them"

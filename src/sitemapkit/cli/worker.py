@@ -30,7 +30,12 @@ _LOOK_EVERY = 0.2
 
 
 def _open(db: DbSpec, wait: float) -> FleetStore:
-    """The fleet's store once the crawl that starts it has stored its settings."""
+    """The fleet's store once the crawl that starts it has stored its settings and runs.
+
+    A store whose last run ended is waited on too: a worker started with the lead of a
+    re-crawl may look before the lead has begun the new run.  At the deadline it is
+    returned as it is (the caller says there is nothing to do).
+    """
     deadline = time.monotonic() + wait
     while True:
         problem: str
@@ -40,7 +45,9 @@ def _open(db: DbSpec, wait: float) -> FleetStore:
             except StoreBusyError as exc:  # being created, or a single-process crawl's
                 problem = str(exc)
             else:
-                if store.get_meta("config") is not None:
+                if store.get_meta("config") is not None and (
+                    _state(store) == "running" or time.monotonic() >= deadline
+                ):
                     return store
                 store.close()
                 problem = f"{shown(db)}: holds no crawl yet"
@@ -51,6 +58,11 @@ def _open(db: DbSpec, wait: float) -> FleetStore:
         if time.monotonic() >= deadline:
             raise StoreError(problem)
         time.sleep(_LOOK_EVERY)
+
+
+def _state(store: FleetStore) -> str:
+    """The stored crawl's state (``running`` until a run ends)."""
+    return store.get_meta("state") or "running"
 
 
 @click.command("worker")
@@ -66,7 +78,8 @@ def _open(db: DbSpec, wait: float) -> FleetStore:
     type=click.FloatRange(min=0),
     default=30.0,
     show_default=True,
-    help="Seconds to wait for the crawl to appear in --db.",
+    help="Seconds to wait for a running crawl in --db (one not started yet, or a "
+    "re-crawl whose lead has not begun its run).",
 )
 @click.pass_context
 def worker(ctx: click.Context, db: DbSpec, wait: float) -> None:
@@ -76,7 +89,7 @@ def worker(ctx: click.Context, db: DbSpec, wait: float) -> None:
 
     store = _open(db, wait)
     try:
-        state = store.get_meta("state") or "running"
+        state = _state(store)
         if state != "running":
             click.echo(f"{shown(db)}: the crawl there is {state}; nothing to do")
             ctx.exit(ExitStatus.OK)

@@ -78,7 +78,9 @@ def write(
         stored = store.get_meta("config")
         config = CrawlConfig.from_json(stored) if stored else None
         indexable = store.counts().get("indexable", 0)
-        unfinished = store.queued()
+        # Not decided by the last run yet: queued, claimed, or an earlier run's page not
+        # reached again (a cut re-crawl has no queue left, but those pages are not listed).
+        unfinished = store.reasons().get("not-crawled", 0)
         if not allow_shrink:
             try:
                 check_shrink(out_dir, indexable)
@@ -106,8 +108,8 @@ def write(
         click.echo(line)
     if unfinished:
         click.echo(
-            f"note: the crawl is not finished ({unfinished:,} URLs queued): the set lists "
-            "the pages decided so far",
+            f"note: the crawl is not finished ({unfinished:,} URLs not decided yet): the set "
+            "lists the pages decided so far (--resume the crawl, then write again)",
             err=True,
         )
     for note in done.notes:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sitemapkit import dates
 from sitemapkit.crawl.config import LEASE_META, CrawlConfig, ScopeRule
 from sitemapkit.crawl.extract import MAX_LINKS_PER_PAGE, PageFacts
 from sitemapkit.crawl.fetch import Fetcher, Response, make_session
@@ -919,8 +920,10 @@ class Crawler:
 
         A date the page states (``article:modified_time``, JSON-LD ...) is its own claim
         and wins.  ``Last-Modified`` is the server's guess (a file time every rebuild
-        moves): used on the first crawl, later only when the fingerprint changed too.
-        When the content changed without a date, lastmod is this run's start
+        moves): used on the first crawl, later only when the fingerprint changed too and
+        the header moved past the lastmod the page had (a header that held still, as a
+        page built from a template keeps its file's, cannot date this change).
+        When the content changed without such a date, lastmod is this run's start
         (``content-change``).  When it did not change, the earlier lastmod stays, and a
         stated date or header that moved anyway is noted (``lastmod-ahead``, for the audit).
         """
@@ -937,7 +940,7 @@ class Crawler:
         stated = facts.lastmod_source not in (None, "last-modified")
         if item.fingerprint == facts.fingerprint:  # unchanged, no date before
             return (facts.lastmod, facts.lastmod_source, None) if stated else (None, None, None)
-        if facts.lastmod is not None:
+        if facts.lastmod is not None and (stated or _later(facts.lastmod, item.lastmod)):
             return facts.lastmod, facts.lastmod_source, None
         return _w3c_time(self._run_started), CONTENT_CHANGE, None
 
@@ -1065,6 +1068,15 @@ class Crawler:
 
 #: The lastmod source of a date that is the start of the run that saw the content change.
 CONTENT_CHANGE = "content-change"
+
+
+def _later(lastmod: str, before: str | None) -> bool:
+    """Whether ``lastmod`` is after ``before`` (no date before, or one that does not read:
+    it is)."""
+    if before is None:
+        return True
+    new, old = dates.parse(lastmod), dates.parse(before)
+    return new is None or old is None or new > old
 
 
 def _w3c_time(stamp: float) -> str:

@@ -77,7 +77,7 @@ def reasons(db: SqlReader) -> dict[str, int]:
     return {
         str(reason): int(n)
         for reason, n in db.execute(
-            "SELECT CASE WHEN state IN (0, 1, 4) THEN 'not-crawled' ELSE reason END, "
+            f"SELECT CASE WHEN state IN {UNDECIDED_SQL} THEN 'not-crawled' ELSE reason END, "
             "COUNT(*) FROM urls WHERE indexable = 0 OR state <> 2 GROUP BY 1"
         )
     }
@@ -117,6 +117,9 @@ def undecided(state: object) -> bool:
 
 #: :data:`UNDECIDED` as plain ints, the values a row's ``state`` column holds.
 _UNDECIDED_STATES = frozenset(map(int, UNDECIDED))
+#: :data:`UNDECIDED` as an SQL list: ``state NOT IN`` it is a URL this run decided,
+#: ``DONE`` or ``HELD`` (``nofollow-only`` is a verdict too).
+UNDECIDED_SQL = "(" + ", ".join(str(s) for s in sorted(_UNDECIDED_STATES)) + ")"
 
 
 def page_record(row: Sequence[Any]) -> PageRecord:

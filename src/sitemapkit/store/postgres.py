@@ -883,7 +883,7 @@ class PostgresStore(PgAuditTables, PgFleetTables):
     # -- runs ---------------------------------------------------------------------
     @_writes
     def start_run(self, started_at: float) -> int:
-        self._write(lambda c: c.execute("UPDATE urls SET state = 4 WHERE state = 2"))
+        self._write(lambda c: c.execute(run_end.MARK_STALE))
         self._write(lambda c: c.execute(chain_sql.FORGET))
         self._write(lambda c: fleet_sql.carry_trap_counts(Qmark(c)))
         row = (

@@ -9,8 +9,17 @@ other.  SQLite passes its connection, PostgreSQL
 
 from __future__ import annotations
 
+from sitemapkit.store.base import UrlState
 from sitemapkit.store.sqlite_changes import record_changes
 from sitemapkit.store.sqlreader import SqlReader
+
+#: A new run's first step: every URL the last run decided, ``DONE`` or ``HELD``
+#: (``nofollow-only``), is ``STALE`` until this run reaches it, so one no page links
+#: any more ends ``unlinked`` (:func:`end_run`) whatever the last run said of it.
+MARK_STALE = (
+    f"UPDATE urls SET state = {int(UrlState.STALE)} "
+    f"WHERE state IN ({int(UrlState.DONE)}, {int(UrlState.HELD)})"
+)
 
 
 def end_run(db: SqlReader, state: str, ended_at: float) -> bool:
@@ -20,8 +29,11 @@ def end_run(db: SqlReader, state: str, ended_at: float) -> bool:
     own as it went (:mod:`~sitemapkit.store.sessions`), and a fleet's run may be ended
     by one worker while another is still adding its last page's.
     """
+    # A finished run keeps its end: a resume of it (nothing left to do) or a fleet's
+    # second process to see the frontier drained must not move it (``took``).
     db.execute(
-        "UPDATE runs SET state = ?, ended_at = ?, "
+        "UPDATE runs SET state = CASE WHEN state = 'finished' THEN state ELSE ? END, "
+        "ended_at = CASE WHEN state = 'finished' THEN ended_at ELSE ? END, "
         "changed = (SELECT COUNT(*) FROM urls WHERE fingerprint_run = runs.id) "
         "WHERE id = (SELECT MAX(id) FROM runs)",
         (state, ended_at),

@@ -49,7 +49,7 @@ from sitemapkit.store.base import (
 from sitemapkit.store.claims import claim_columns, claimed, level_clause
 from sitemapkit.store.guard import guard, guard_stream
 from sitemapkit.store.lock import StoreLock
-from sitemapkit.store.run_end import end_run
+from sitemapkit.store.run_end import MARK_STALE, end_run
 from sitemapkit.store.sessions import ADD_SQL, SESSIONS_SCHEMA, Session
 from sitemapkit.store.sqlite_audit import AUDIT_SCHEMA, AuditTables
 from sitemapkit.store.sqlite_changes import (
@@ -583,7 +583,7 @@ class SqliteStore(AuditTables, IndexNowTables, FleetTables):
     @_writes
     def start_run(self, started_at: float) -> int:
         conn = self._begin()
-        conn.execute("UPDATE urls SET state = 4 WHERE state = 2")
+        conn.execute(MARK_STALE)
         conn.execute(chain_sql.FORGET)
         fleet_sql.carry_trap_counts(conn)
         cur = conn.execute(
@@ -903,7 +903,7 @@ PAGE_FACTS = (
 #: verdict is made by the database, a Python step per row cost more than the read.
 PAGE_URLS_SQL = (
     f"SELECT id, COALESCE(loc, url), (COALESCE(reason, '') = '{OUT_OF_SCOPE}' AND state NOT IN "
-    f"({', '.join(str(int(s)) for s in crawl_reads.UNDECIDED)})) FROM urls ORDER BY id"
+    f"{crawl_reads.UNDECIDED_SQL}) FROM urls ORDER BY id"
 )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from sitemapkit.store.base import UrlFacts
+from sitemapkit.store.crawl_reads import UNDECIDED_SQL
 from sitemapkit.store.sqlreader import SqlReader, SqlStreamer
 
 #: The facts a change record keeps, in the order every statement here reads them.
@@ -59,13 +60,14 @@ _LATEST = (
 _DIFFERS = " OR ".join(f"c.{col} IS DISTINCT FROM n.{col}" for col in _FACTS)
 
 #: The run's rows for the decided URLs whose facts differ from their latest row (a
-#: resumed run's second session updates the rows its first one wrote).
+#: resumed run's second session updates the rows its first one wrote).  Decided is
+#: ``DONE`` or ``HELD``: a page reached only through ``nofollow`` links left the sitemap.
 _RECORD_SQL = f"""
     INSERT INTO url_changes(url_id, run, {FACT_COLUMNS})
     SELECT n.url_id, ?, {", ".join("n." + col for col in _FACTS)}
     FROM (SELECT u.id AS url_id, {
     ", ".join(f"{v} AS {c}" for v, c in zip(_FACT_VALUES.split(", "), _FACTS, strict=True))
-} FROM urls u WHERE u.state = 2) n
+} FROM urls u WHERE u.state NOT IN {UNDECIDED_SQL}) n
     LEFT JOIN url_changes c ON c.url_id = n.url_id AND c.run =
         (SELECT MAX(x.run) FROM url_changes x WHERE x.url_id = n.url_id)
     WHERE c.url_id IS NULL OR {_DIFFERS}

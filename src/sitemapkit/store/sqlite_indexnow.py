@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sitemapkit.errors import StoreError, StoreWriteError
+from sitemapkit.store.crawl_reads import UNDECIDED_SQL
 from sitemapkit.store.guard import guard
 from sitemapkit.store.sqlreader import SqlReader
 
@@ -61,7 +62,7 @@ PENDING_SQL = f"""
     UNION ALL
     SELECT u.id, COALESCE(u.loc, u.url), 'removed', NULL
     FROM indexnow_sent s JOIN urls u ON u.id = s.url_id
-    WHERE s.url_id > ? AND s.present = 1 AND u.state = 2 AND u.indexable = 0
+    WHERE s.url_id > ? AND s.present = 1 AND u.state NOT IN {UNDECIDED_SQL} AND u.indexable = 0
     ORDER BY 1 LIMIT ?
 """
 
