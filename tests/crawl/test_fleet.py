@@ -345,7 +345,7 @@ def test_a_lead_resumed_beside_a_live_worker_leaves_its_claims_alone(tmp_path: P
         time.sleep(1.0)
         lead = sitemapkit(
             "crawl", bases[HOSTS[0]] + "/", "-o", str(out), "--no-map", "--fleet",
-            "--rate", "6", "--per-host", "1", "--concurrency", "1", *allow,
+            "--rate", "3", "--per-host", "1", "--concurrency", "1", *allow,
         )  # fmt: skip
         deadline = time.monotonic() + PATIENCE
         while _claims_of(out, worker.pid) == 0:  # stop the lead while the worker holds claims
