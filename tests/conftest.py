@@ -96,3 +96,12 @@ def pg_spec(pg_url: str, request: pytest.FixtureRequest) -> str:
 
 
 _PG_SCHEMAS = 0
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_spec(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh crawl store's ``--db``, once on each engine: a SQLite file, then a schema
+    of its own on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "crawl.sqlite")
+    return str(request.getfixturevalue("pg_spec"))

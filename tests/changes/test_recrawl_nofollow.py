@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 
 from crawl.changing_site import ChangingSite, page, serve_changing
+from indexnow.conftest import KEY
 from indexnow.standin import serve_standin
 from sitemapkit.cli import main
-
-KEY = "a1b2c3d4-e5f6-7890-key"
 
 
 @pytest.fixture
@@ -48,15 +47,10 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
     return doc
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_a_page_turned_nofollow_only_is_a_change_in_diff_history_and_indexnow(
-    engine: str,
-    site: ChangingSite,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    request: pytest.FixtureRequest,
+    store_spec: str, site: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = str(tmp_path / "site.sqlite") if engine == "sqlite" else request.getfixturevalue("pg_spec")
+    db = store_spec
     out = tmp_path / "out"
     x = site.base + "/x"
     _crawl(site, db, out)
@@ -83,15 +77,10 @@ def test_a_page_turned_nofollow_only_is_a_change_in_diff_history_and_indexnow(
     assert (x, "indexability", "indexable") in changes
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_a_nofollow_only_page_no_page_links_any_more_is_unlinked(
-    engine: str,
-    site: ChangingSite,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    request: pytest.FixtureRequest,
+    store_spec: str, site: ChangingSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    db = str(tmp_path / "site.sqlite") if engine == "sqlite" else request.getfixturevalue("pg_spec")
+    db = store_spec
     out = tmp_path / "out"
     site.pages["/b"] = page("B")  # /x: linked only with rel=nofollow
     _crawl(site, db, out)

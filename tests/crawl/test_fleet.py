@@ -179,20 +179,10 @@ def test_a_worker_killed_mid_crawl_loses_nothing(demo: str, tmp_path: Path) -> N
     )
     victim = sitemapkit("worker", "--db", str(db))
     deadline = time.monotonic() + PATIENCE
-    claimed: list[tuple[object, ...]] = []
-    while not claimed:  # kill it while it holds claims (and so host slots)
+    while _claims_of(out, victim.pid) == 0:  # kill it while it holds claims (and host slots)
         assert time.monotonic() < deadline, "the worker never got work"
         assert victim.poll() is None, "the worker ended before it got work"
         time.sleep(0.05)
-        if db.exists():
-            try:
-                claimed = fleet_rows(
-                    out,
-                    "SELECT u.id FROM urls u JOIN workers w ON w.id = u.worker "
-                    f"WHERE u.state = 1 AND w.name LIKE '%:{victim.pid}'",
-                )
-            except sqlite3.OperationalError:  # not migrated yet, or busy
-                claimed = []
     os.kill(victim.pid, signal.SIGKILL)
     victim.communicate(timeout=PATIENCE)
     code, _, err = finish(lead)
@@ -316,7 +306,13 @@ def test_a_fleet_takes_a_level_at_a_time(tmp_path: Path) -> None:
 
 
 def _claims_of(out: Path, pid: int) -> int:
-    """URLs the worker with ``pid`` holds claimed right now (0 while the store is busy)."""
+    """URLs the worker with ``pid`` holds claimed right now (0 while the store is busy).
+
+    0 before the store exists, without opening it: ``sqlite3.connect`` would make an
+    empty file where the crawl is about to make its store.
+    """
+    if not (out / "crawl.sqlite").exists():
+        return 0
     try:
         rows = fleet_rows(
             out,

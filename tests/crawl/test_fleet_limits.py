@@ -52,11 +52,9 @@ def launch() -> Iterator[Callable[..., subprocess.Popen[str]]]:
         proc.communicate()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "crawl.sqlite")
-    return str(request.getfixturevalue("pg_spec"))
+@pytest.fixture
+def db(store_spec: str) -> str:
+    return store_spec
 
 
 def rows(db: str, sql: str) -> list[tuple[Any, ...]]:

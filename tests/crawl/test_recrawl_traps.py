@@ -82,14 +82,11 @@ def test_a_filter_the_site_dropped_frees_its_place_in_the_run_after(
     assert all(now[url] is None for url in admitted[1:])
 
 
-@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
 def test_a_fleet_recrawl_admits_what_its_first_run_admitted(
-    shop: ChangingSite, tmp_path: Path, engine: str, request: pytest.FixtureRequest
+    shop: ChangingSite, tmp_path: Path, store_spec: str
 ) -> None:
     """The fleet's counters live in the store: the new run moves them aside."""
-    db = (
-        str(tmp_path / "fleet.sqlite") if engine == "sqlite" else request.getfixturevalue("pg_spec")
-    )
+    db = store_spec
     args = ["crawl", shop.base + "/", "-o", str(tmp_path / "out"), "--db", db, "--fleet"]
     args += ["--workers", "1", "--concurrency", "1", "--render", "never", "--no-map"]
     assert main(args) == 0
